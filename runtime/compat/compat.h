@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel differences, decided by feature probes instead of version numbers.
+ * Each file in compat/probes/ is compiled against the target's kbuild when
+ * the stub is built; features.h (generated there) defines RT_HAVE_<NAME>
+ * for each one that compiled. This header then offers the newest API, so
+ * the rest of the runtime is written against one interface.
+ *
+ * This folder is the only place in the tree where kernel API differences may
+ * be tested (testsuite/run-tests checks that).
+ */
+#ifndef TAPLINE_COMPAT_H
+#define TAPLINE_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/kprobes.h>
+#include <linux/proc_fs.h>
+
+#include "features.h"
+
+/* proc_ops replaced file_operations for /proc files (probe: proc_ops.c). */
+#ifdef RT_HAVE_PROC_OPS
+#define RT_PROC_OPS(name, open_fn, read_fn, write_fn, llseek_fn, release_fn, poll_fn) \
+	static const struct proc_ops name = {                                        \
+		.proc_open = open_fn,                                                \
+		.proc_read = read_fn,                                                \
+		.proc_write = write_fn,                                              \
+		.proc_lseek = llseek_fn,                                             \
+		.proc_release = release_fn,                                          \
+		.proc_poll = poll_fn,                                                \
+	}
+#else
+#define RT_PROC_OPS(name, open_fn, read_fn, write_fn, llseek_fn, release_fn, poll_fn) \
+	static const struct file_operations name = {                                 \
+		.owner = THIS_MODULE,                                                \
+		.open = open_fn,                                                     \
+		.read = read_fn,                                                     \
+		.write = write_fn,                                                   \
+		.llseek = llseek_fn,                                                 \
+		.release = release_fn,                                               \
+		.poll = poll_fn,                                                     \
+	}
+#endif
+
+/* hrtimer_setup() replaced hrtimer_init() + setting .function (probe: hrtimer_setup.c). */
+static inline void rt_hrtimer_setup(struct hrtimer *t,
+				    enum hrtimer_restart (*fn)(struct hrtimer *), clockid_t clock,
+				    enum hrtimer_mode mode)
+{
+#ifdef RT_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+#endif
+}
+
+/* get_kretprobe() replaced ri->rp (probe: get_kretprobe.c). */
+static inline struct kretprobe *rt_get_kretprobe(struct kretprobe_instance *ri)
+{
+#ifdef RT_HAVE_GET_KRETPROBE
+	return get_kretprobe(ri);
+#else
+	return ri->rp;
+#endif
+}
+
+#endif

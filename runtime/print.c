@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Output and strings for generated code: print, printf, sprintf, and the
+ * bounded string operations. Formatting is format.c, shared with the
+ * translator, which checks formats at compile time.
+ */
+#include <linux/string.h>
+
+#include "format.h"
+#include "runtime.h"
+
+static struct rt_cpu *rt_cpu_of(struct rt_context *c)
+{
+	return container_of(c, struct rt_cpu, c);
+}
+
+void rt_print_str(struct rt_context *c, const char *s)
+{
+	rt_out_write(rt_cpu_of(c), s, strlen(s));
+}
+
+void rt_print_long(struct rt_context *c, rt_long v)
+{
+	char buf[24];
+	int n = scnprintf(buf, sizeof(buf), "%lld", v);
+
+	rt_out_write(rt_cpu_of(c), buf, n);
+}
+
+void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *args, int nargs)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	long n;
+
+	/* Format straight into the staging buffer; if it does not fit, commit
+	 * what is staged and try again in the empty buffer. */
+	for (;;) {
+		size_t room = RT_STAGING_SIZE - cpu->out_len;
+
+		n = rt_fmt_format(cpu->out + cpu->out_len, room, fmt, args, nargs);
+		if (n < 0) {
+			rt_fail(c, "printf arguments do not match the format", "printf");
+			return;
+		}
+		if ((size_t)n < room) {
+			cpu->out_len += n;
+			return;
+		}
+		if (cpu->out_len == 0) {
+			/* Larger than a whole buffer: keep what fits. */
+			cpu->out_len = RT_STAGING_SIZE - 1;
+			return;
+		}
+		rt_out_commit(cpu);
+	}
+}
+
+void rt_sprintf(struct rt_context *c, char *buf, rt_size size, const char *fmt,
+		const struct rt_fmt_arg *args, int nargs)
+{
+	if (rt_fmt_format(buf, size, fmt, args, nargs) < 0)
+		rt_fail(c, "sprintf arguments do not match the format", "sprintf");
+}
+
+void rt_strcpy(char *dst, const char *src, rt_size size)
+{
+	strscpy(dst, src, size);
+}
+
+void rt_strcat(char *dst, const char *src, rt_size size)
+{
+	size_t n = strnlen(dst, size);
+
+	if (n < size)
+		strscpy(dst + n, src, size - n);
+}
+
+int rt_strcmp(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+rt_long rt_strlen(const char *s)
+{
+	return strlen(s);
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Placing and removing the script's probes: kprobes and kretprobes by
+ * symbol name, and timers. Every hit goes through rt_run_probe(). Counts of
+ * missed hits (kprobe reentrancy, kretprobe instances exhausted) become
+ * warnings at stop that name the limit to raise.
+ */
+#include <asm/irq_regs.h>
+#include <linux/hrtimer.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+
+#include "runtime.h"
+
+struct rt_placed {
+	const struct rt_probe *p;
+	bool registered;
+	union {
+		struct kprobe kp;
+		struct kretprobe krp;
+		struct hrtimer timer;
+	};
+};
+
+static struct rt_placed *rt_placed;
+
+static int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct rt_placed *pl = container_of(kp, struct rt_placed, kp);
+
+	rt_run_probe(pl->p, regs);
+	return 0;
+}
+
+static int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *krp = rt_get_kretprobe(ri);
+
+	if (krp)
+		rt_run_probe(container_of(krp, struct rt_placed, krp)->p, regs);
+	return 0;
+}
+
+static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
+{
+	struct rt_placed *pl = container_of(t, struct rt_placed, timer);
+
+	if (rt_state() != RT_RUNNING)
+		return HRTIMER_NORESTART;
+	rt_run_probe(pl->p, get_irq_regs());
+	hrtimer_forward_now(t, ns_to_ktime(pl->p->period_ns));
+	return HRTIMER_RESTART;
+}
+
+static int rt_maxactive(void)
+{
+	if (rt_script.maxactive > 0)
+		return (int)rt_script.maxactive;
+	/* The kernel's default (about 10 here) loses returns under load. */
+	return max_t(int, 20, 4 * num_possible_cpus());
+}
+
+static int rt_place(struct rt_placed *pl)
+{
+	const struct rt_probe *p = pl->p;
+
+	switch (p->kind) {
+	case RT_KPROBE:
+		pl->kp.symbol_name = p->symbol;
+		pl->kp.pre_handler = rt_kprobe_pre;
+		return register_kprobe(&pl->kp);
+	case RT_KRETPROBE:
+		pl->krp.kp.symbol_name = p->symbol;
+		pl->krp.handler = rt_kretprobe_ret;
+		pl->krp.maxactive = rt_maxactive();
+		return register_kretprobe(&pl->krp);
+	case RT_TIMER:
+		rt_hrtimer_setup(&pl->timer, rt_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		hrtimer_start(&pl->timer, ns_to_ktime(p->period_ns), HRTIMER_MODE_REL);
+		return 0;
+	case RT_BEGIN:
+	case RT_END:
+		break;
+	}
+	return 0;
+}
+
+static const char *rt_errno_text(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "no such symbol in the running kernel";
+	case -EINVAL:
+		return "the kernel does not allow probing there (blacklisted, notrace or not a function entry)";
+	case -EILSEQ:
+		return "not an instruction boundary";
+	case -EBUSY:
+		return "already probed in an incompatible way";
+	case -ENOMEM:
+		return "out of memory";
+	case -EOPNOTSUPP:
+		return "not supported by this kernel";
+	}
+	return "registration failed";
+}
+
+int rt_probes_start(void)
+{
+	int i, rc;
+
+	rt_placed = kcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL);
+	if (!rt_placed)
+		return -ENOMEM;
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+
+		pl->p = &rt_script.probes[i];
+		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END)
+			continue;
+		rc = rt_place(pl);
+		if (rc == 0) {
+			pl->registered = true;
+			continue;
+		}
+		if (pl->p->optional)
+			continue;
+		rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
+			   pl->p->symbol ? pl->p->symbol : "?", rt_errno_text(rc), rc);
+		rt_request_stop(1);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void rt_report_missed(const struct rt_placed *pl)
+{
+	if (pl->p->kind == RT_KPROBE && pl->kp.nmissed)
+		rt_message("warning", "%lu hits of %s were missed (the kernel was already in a kprobe)",
+			   pl->kp.nmissed, pl->p->pp);
+	if (pl->p->kind == RT_KRETPROBE && pl->krp.nmissed)
+		rt_message("warning",
+			   "%d returns of %s were missed: more than MAXACTIVE = %d calls were in flight; raise it with -D MAXACTIVE=N",
+			   pl->krp.nmissed, pl->p->pp, pl->krp.maxactive);
+}
+
+void rt_probes_stop(void)
+{
+	struct kprobe **kps;
+	struct kretprobe **krps;
+	int i, nk = 0, nkr = 0;
+
+	if (!rt_placed)
+		return;
+	/* Unregistering in batches waits for running handlers once, not once per probe. */
+	kps = kcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL);
+	krps = kcalloc(rt_script.nprobes, sizeof(*krps), GFP_KERNEL);
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+
+		if (!pl->registered)
+			continue;
+		switch (pl->p->kind) {
+		case RT_KPROBE:
+			if (kps)
+				kps[nk++] = &pl->kp;
+			else
+				unregister_kprobe(&pl->kp);
+			break;
+		case RT_KRETPROBE:
+			if (krps)
+				krps[nkr++] = &pl->krp;
+			else
+				unregister_kretprobe(&pl->krp);
+			break;
+		case RT_TIMER:
+			hrtimer_cancel(&pl->timer);
+			break;
+		case RT_BEGIN:
+		case RT_END:
+			break;
+		}
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nkr)
+		unregister_kretprobes(krps, nkr);
+	kfree(kps);
+	kfree(krps);
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+
+		if (pl->registered)
+			rt_report_missed(pl);
+		pl->registered = false;
+	}
+	kfree(rt_placed);
+	rt_placed = NULL;
+}
+
+void rt_probes_run_all(enum rt_probe_kind kind)
+{
+	int i;
+
+	for (i = 0; i < rt_script.nprobes; i++) {
+		const struct rt_probe *p = &rt_script.probes[i];
+
+		/* A begin probe that ends the script stops the rest of them. */
+		if (kind == RT_BEGIN && rt_state() != RT_RUNNING)
+			return;
+		if (p->kind == kind)
+			rt_run_probe(p, NULL);
+	}
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The runtime's own declarations, shared by its files (never by generated
+ * code, which sees only api.h). Kernel headers are fine here: the runtime is
+ * compiled once per target kernel, with feature probes (compat/).
+ */
+#ifndef TAPLINE_RUNTIME_H
+#define TAPLINE_RUNTIME_H
+
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/types.h>
+
+#include "api.h"
+#include "compat/compat.h"
+
+#define RT_PREFIX "tapline: "
+
+/*
+ * The script's description is defined by the generated code, which is
+ * linked in per script; the stub itself is built without it, so here the
+ * reference is weak (modpost accepts an undefined weak symbol).
+ */
+extern const struct rt_script rt_script __attribute__((weak));
+
+/* The session's state, as `ctl` shows it (doc/protocol.md). */
+enum rt_state { RT_LOADED, RT_RUNNING, RT_STOPPING, RT_STOPPED };
+
+/* Per-CPU: the context of the hit running on this CPU, if any. */
+struct rt_cpu {
+	struct rt_context c;
+	int busy;                     /* a hit is running: a nested one is skipped */
+	const struct rt_probe *probe;
+	struct pt_regs *regs;
+	char *stack;                  /* script locals (rt_script.frame_size) */
+	char *out;                    /* this hit's output, committed at its end */
+	size_t out_len;
+};
+
+struct rt_session {
+	atomic_t state;
+	int exit_status;
+	pid_t target;
+	atomic64_t skipped;
+	struct rt_cpu __percpu *cpus;
+};
+
+extern struct rt_session rt_sess;
+
+/* Size of a hit's staging buffer; larger output is committed in pieces. */
+#define RT_STAGING_SIZE 8192
+
+/* session.c */
+void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs);
+void rt_request_stop(int exit_status);
+/* Record an "error" or "warning" line for `ctl`. Safe in any context. */
+void rt_message(const char *kind, const char *fmt, ...) __printf(2, 3);
+int rt_state(void);
+/* `ctl` commands; start and stop run in process context, serialised. */
+int rt_ctl_start(void);
+int rt_ctl_stop(void);
+void rt_ctl_set_target(pid_t pid);
+struct seq_file;
+/* `ctl` status lines: state, exit status, skipped hits, messages. */
+void rt_session_show(struct seq_file *m);
+
+/* probes.c */
+int rt_probes_start(void);
+void rt_probes_stop(void);
+/* Run every probe of this kind (begin or end) in order, in process context. */
+void rt_probes_run_all(enum rt_probe_kind kind);
+
+/* transport.c */
+int rt_transport_init(const char *dir_name);
+void rt_transport_exit(void);
+/* Append to this hit's output, committing the staged part when full. */
+void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len);
+/* Move this hit's staged output into the CPU's buffer as one record. */
+void rt_out_commit(struct rt_cpu *cpu);
+/* Readers of `out` notice new data or a state change. */
+void rt_wake_readers(void);
+/* `ctl` status lines about output: dropped records and bytes. */
+void rt_transport_show(struct seq_file *m);
+
+/* locks.c */
+int rt_locks_init(int nglobals);
+void rt_locks_exit(void);
+bool rt_lock_globals(const struct rt_probe *p);
+void rt_unlock_globals(const struct rt_probe *p);
+
+#endif

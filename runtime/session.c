@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The session: module load and unload, the state machine that staprun
+ * drives through `ctl` (doc/protocol.md), and the wrapper every probe hit
+ * runs through. The wrapper is where safety lives: one hit per CPU at a
+ * time (a nested hit is skipped and counted), interrupts off, the script's
+ * globals locked, a statement budget, and errors that stop the script
+ * instead of the kernel.
+ */
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+
+#include "runtime.h"
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Tapline script module");
+
+struct rt_session rt_sess;
+
+/* Error and warning lines for `ctl`; a fixed buffer so any context can add one. */
+#define RT_MESSAGES_SIZE 4096
+static char rt_messages[RT_MESSAGES_SIZE];
+static size_t rt_messages_len;
+static bool rt_messages_truncated;
+static DEFINE_SPINLOCK(rt_messages_lock);
+
+int rt_state(void)
+{
+	return atomic_read(&rt_sess.state);
+}
+
+void rt_message(const char *kind, const char *fmt, ...)
+{
+	unsigned long flags;
+	char line[256];
+	va_list ap;
+	int n;
+
+	n = scnprintf(line, sizeof(line), "%s ", kind);
+	va_start(ap, fmt);
+	n += vscnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	spin_lock_irqsave(&rt_messages_lock, flags);
+	if (rt_messages_len + n + 1 < RT_MESSAGES_SIZE) {
+		memcpy(rt_messages + rt_messages_len, line, n);
+		rt_messages_len += n;
+		rt_messages[rt_messages_len++] = '\n';
+	} else {
+		rt_messages_truncated = true;
+	}
+	spin_unlock_irqrestore(&rt_messages_lock, flags);
+}
+
+void rt_session_show(struct seq_file *m)
+{
+	static const char *const names[] = { "loaded", "running", "stopping", "stopped" };
+	unsigned long flags;
+	char *copy = kmalloc(RT_MESSAGES_SIZE, GFP_KERNEL);
+	size_t len;
+
+	if (!copy)
+		return;
+	seq_printf(m, "state %s\n", names[atomic_read(&rt_sess.state)]);
+	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
+	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
+	spin_lock_irqsave(&rt_messages_lock, flags);
+	len = rt_messages_len;
+	memcpy(copy, rt_messages, len);
+	spin_unlock_irqrestore(&rt_messages_lock, flags);
+	seq_write(m, copy, len);
+	if (rt_messages_truncated)
+		seq_puts(m, "warning some error or warning messages were lost\n");
+	kfree(copy);
+}
+
+/* exit(), an error, or MAXSKIPPED: no more hits; staprun then sends `stop`. */
+void rt_request_stop(int exit_status)
+{
+	if (exit_status)
+		rt_sess.exit_status = exit_status;
+	atomic_cmpxchg(&rt_sess.state, RT_RUNNING, RT_STOPPING);
+	atomic_cmpxchg(&rt_sess.state, RT_LOADED, RT_STOPPING);
+}
+
+static bool rt_is_begin_end(const struct rt_probe *p)
+{
+	return p->kind == RT_BEGIN || p->kind == RT_END;
+}
+
+static void rt_count_skip(void)
+{
+	s64 n = atomic64_inc_return(&rt_sess.skipped);
+
+	if (n == rt_script.maxskipped + 1) {
+		rt_message("error",
+			   "skipped too many probe hits (MAXSKIPPED = %lld): another hit was running on the same CPU or a global stayed locked; raise the limit with -D MAXSKIPPED=N",
+			   rt_script.maxskipped);
+		rt_request_stop(1);
+	}
+}
+
+void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
+{
+	unsigned long flags;
+	struct rt_cpu *cpu;
+
+	/* begin and end run while starting and stopping; the rest only while running. */
+	if (!rt_is_begin_end(p) && atomic_read(&rt_sess.state) != RT_RUNNING)
+		return;
+	local_irq_save(flags);
+	cpu = this_cpu_ptr(rt_sess.cpus);
+	if (cpu->busy) {
+		rt_count_skip();
+		goto out;
+	}
+	cpu->busy = 1;
+	cpu->probe = p;
+	cpu->regs = regs;
+	cpu->out_len = 0;
+	cpu->c.error = NULL;
+	cpu->c.actions = rt_is_begin_end(p) ? rt_script.maxaction_interruptible : rt_script.maxaction;
+	cpu->c.sp = cpu->stack;
+	cpu->c.sp_end = cpu->stack + rt_script.frame_size;
+	cpu->c.depth = 0;
+	cpu->c.maxnesting = (int)rt_script.maxnesting;
+	if (rt_lock_globals(p)) {
+		p->handler(&cpu->c);
+		rt_unlock_globals(p);
+	} else {
+		rt_count_skip();
+	}
+	rt_out_commit(cpu);
+	cpu->probe = NULL;
+	cpu->regs = NULL;
+	cpu->busy = 0;
+out:
+	local_irq_restore(flags);
+}
+
+/* --- the API for generated code: failing and stopping --- */
+
+void rt_fail(struct rt_context *c, const char *msg, const char *loc)
+{
+	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+
+	if (c->error)
+		return;
+	c->error = msg;
+	rt_message("error", "%s at %s (probe %s)", msg, loc, cpu->probe ? cpu->probe->pp : "?");
+	rt_request_stop(1);
+}
+
+void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc)
+{
+	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+
+	if (c->error)
+		return;
+	c->error = limit;
+	rt_message("error", "%s (%lld) exceeded at %s (probe %s); raise the limit with -D %s=N",
+		   limit, value, loc, cpu->probe ? cpu->probe->pp : "?", limit);
+	rt_request_stop(1);
+}
+
+void rt_fail_actions(struct rt_context *c, const char *loc)
+{
+	const struct rt_probe *p = container_of(c, struct rt_cpu, c)->probe;
+
+	if (p && rt_is_begin_end(p))
+		rt_fail_limit(c, "MAXACTION_INTERRUPTIBLE", rt_script.maxaction_interruptible, loc);
+	else
+		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
+}
+
+void rt_user_error(struct rt_context *c, const char *msg)
+{
+	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+
+	if (c->error)
+		return;
+	c->error = "error()";
+	rt_message("error", "%s (probe %s)", msg, cpu->probe ? cpu->probe->pp : "?");
+	rt_request_stop(1);
+}
+
+void rt_warn(struct rt_context *c, const char *msg)
+{
+	rt_message("warning", "%s", msg);
+}
+
+void rt_exit(struct rt_context *c)
+{
+	rt_request_stop(0);
+}
+
+/* --- load, start, stop, unload --- */
+
+static void rt_free_cpus(void)
+{
+	int i;
+
+	if (!rt_sess.cpus)
+		return;
+	for_each_possible_cpu(i) {
+		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
+
+		vfree(cpu->stack);
+		vfree(cpu->out);
+	}
+	free_percpu(rt_sess.cpus);
+	rt_sess.cpus = NULL;
+}
+
+static int rt_alloc_cpus(void)
+{
+	int i;
+
+	rt_sess.cpus = alloc_percpu(struct rt_cpu);
+	if (!rt_sess.cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(i) {
+		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
+
+		cpu->stack = vzalloc(rt_script.frame_size ? rt_script.frame_size : 16);
+		cpu->out = vmalloc(RT_STAGING_SIZE);
+		if (!cpu->stack || !cpu->out)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static DEFINE_MUTEX(rt_ctl_mutex);
+static bool rt_started, rt_stopped;
+
+int rt_ctl_start(void)
+{
+	int rc = 0;
+
+	mutex_lock(&rt_ctl_mutex);
+	if (rt_started || rt_stopped) {
+		mutex_unlock(&rt_ctl_mutex);
+		return -EINVAL;
+	}
+	rt_started = true;
+	atomic_set(&rt_sess.state, RT_RUNNING);
+	rt_probes_run_all(RT_BEGIN);
+	if (atomic_read(&rt_sess.state) == RT_RUNNING)
+		rc = rt_probes_start();
+	if (rt_sess.exit_status)
+		rc = -EIO;
+	rt_wake_readers();
+	mutex_unlock(&rt_ctl_mutex);
+	return rc;
+}
+
+int rt_ctl_stop(void)
+{
+	mutex_lock(&rt_ctl_mutex);
+	if (!rt_stopped) {
+		rt_stopped = true;
+		rt_request_stop(0);
+		if (rt_started) {
+			rt_probes_stop();
+			atomic_set(&rt_sess.state, RT_STOPPING);
+			rt_probes_run_all(RT_END);
+		}
+		atomic_set(&rt_sess.state, RT_STOPPED);
+	}
+	rt_wake_readers();
+	mutex_unlock(&rt_ctl_mutex);
+	return 0;
+}
+
+void rt_ctl_set_target(pid_t pid)
+{
+	rt_sess.target = pid;
+}
+
+static int __init rt_init(void)
+{
+	int rc;
+
+	if (rt_script.api_version != RT_API_VERSION) {
+		pr_err(RT_PREFIX "%s was built for runtime API %d, not %d\n", THIS_MODULE->name,
+		       rt_script.api_version, RT_API_VERSION);
+		return -EINVAL;
+	}
+	atomic_set(&rt_sess.state, RT_LOADED);
+	rc = rt_alloc_cpus();
+	if (!rc)
+		rc = rt_locks_init(rt_script.nglobals);
+	if (!rc)
+		rc = rt_transport_init(THIS_MODULE->name);
+	if (rc) {
+		rt_locks_exit();
+		rt_free_cpus();
+	}
+	return rc;
+}
+
+static void __exit rt_cleanup(void)
+{
+	/* staprun was killed, or someone ran rmmod: stop cleanly anyway. */
+	rt_ctl_stop();
+	rt_transport_exit();
+	rt_locks_exit();
+	rt_free_cpus();
+}
+
+module_init(rt_init);
+module_exit(rt_cleanup);

@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * staprun: load a Tapline module, relay its output, unload it.
+ *
+ * This is pass 5 on the target machine, often a bare busybox guest, so it is
+ * small, statically linked and uses only libc.  main() reads as the sequence
+ * of doc/protocol.md: check the module file and its kernel build-id, load,
+ * set the target, start, relay until the script ends or is interrupted,
+ * stop, drain, report, unload.  Whatever happens after the load, the module
+ * is unloaded before staprun exits; that is why SIGPIPE is ignored and
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT only set a flag.
+ */
+#include "staprun.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TAPLINE_VERSION
+#define TAPLINE_VERSION "unknown"
+#endif
+
+#if defined(__x86_64__)
+#define SR_HOST_MACHINE EM_X86_64
+#define SR_HOST_ARCH "x86_64"
+#endif
+
+/* Longest module name: the kernel's MODULE_NAME_LEN less its NUL. */
+#define SR_NAME_MAX 55
+
+struct sr_options {
+	int verbose;
+	int guru_build_id;	/* --guru-ignore-build-id */
+	const char *outfile;	/* -o */
+	const char *cmd;	/* -c */
+	pid_t target;		/* -x, or the -c child */
+	const char *module;	/* the .ko path */
+};
+
+static struct sr_options opt;
+
+/* Set by the signal handlers, read by the relay's stop_now() callbacks. */
+static volatile sig_atomic_t sr_signals;	/* SIGINT, SIGTERM, ... seen */
+static volatile sig_atomic_t sr_sigchld;
+static sig_atomic_t sr_signals_at_stop;
+static pid_t sr_child = -1;
+
+static void sr_msg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "staprun: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void sr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sr_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sr_msg("ERROR: ", fmt, ap);
+	va_end(ap);
+}
+
+static void sr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sr_msg("WARNING: ", fmt, ap);
+	va_end(ap);
+}
+
+static void sr_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sr_verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!opt.verbose)
+		return;
+	va_start(ap, fmt);
+	sr_msg("", fmt, ap);
+	va_end(ap);
+}
+
+static void sr_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: staprun [-v] [-o FILE] [-c CMD | -x PID] [--guru-ignore-build-id] MODULE.ko\n"
+		"Load a Tapline module built by stap, relay its output, and unload it.\n"
+		"\n"
+		"  -o FILE   write the script's output to FILE instead of standard output\n"
+		"  -c CMD    run CMD (with /bin/sh -c) as the target process; it starts once\n"
+		"            the script has started, and the script stops when it exits\n"
+		"  -x PID    the target process id (what the script's target() returns)\n"
+		"  -v        say each step on standard error\n"
+		"  --guru-ignore-build-id\n"
+		"            load the module even if it was built for another kernel build-id\n"
+		"            (dangerous: wrong addresses can crash this machine)\n"
+		"  -h, --help     show this help and exit\n"
+		"  -V, --version  show the version and exit\n"
+		"\n"
+		"Exit status: the script's (0, or 1 after a runtime error); 1 when staprun\n"
+		"itself fails.  Loading modules needs root.\n");
+}
+
+static void sr_parse_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "guru-ignore-build-id", no_argument, NULL, 'G' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long pid;
+	int c;
+
+	opterr = 0;	/* our own messages, with our prefix */
+	while ((c = getopt_long(argc, argv, "+:vo:c:x:hV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			opt.verbose = 1;
+			break;
+		case 'o':
+			opt.outfile = optarg;
+			break;
+		case 'c':
+			opt.cmd = optarg;
+			break;
+		case 'x':
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid <= 0 ||
+			    pid > INT_MAX) {
+				sr_error("-x needs a process id, not '%s'", optarg);
+				exit(1);
+			}
+			opt.target = (pid_t)pid;
+			break;
+		case 'G':
+			opt.guru_build_id = 1;
+			break;
+		case 'h':
+			sr_usage(stdout);
+			exit(0);
+		case 'V':
+			printf("Tapline staprun %s\n", TAPLINE_VERSION);
+			exit(0);
+		case ':':
+			sr_error("option '%s' needs an argument; see staprun --help",
+				 argv[optind - 1]);
+			exit(1);
+		default:
+			if (optopt)
+				sr_error("unknown option '-%c'; see staprun --help",
+					 optopt);
+			else
+				sr_error("unknown option '%s'; see staprun --help",
+					 argv[optind - 1]);
+			exit(1);
+		}
+	}
+	if (opt.cmd && opt.target) {
+		sr_error("-c and -x cannot be used together: -c makes the command the target");
+		exit(1);
+	}
+	if (optind >= argc) {
+		sr_error("no module given");
+		sr_usage(stderr);
+		exit(1);
+	}
+	opt.module = argv[optind];
+	if (optind + 1 < argc) {
+		sr_error("module parameters are not supported (got '%s' after %s)",
+			 argv[optind + 1], opt.module);
+		exit(1);
+	}
+}
+
+/* A name that is safe in /proc/tapline_NAME and that the kernel accepts. */
+static int sr_valid_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return i > 0 && i <= SR_NAME_MAX;
+}
+
+/*
+ * Step 1a: read .modinfo and check that this is a module staprun can drive.
+ * Copies the module name to NAME.
+ */
+static int sr_check_module(struct sr_modinfo *mi, char *name)
+{
+	char err[SR_ERR_MAX];
+	const char *v;
+
+	if (sr_modinfo_read(opt.module, mi, err, sizeof(err))) {
+		sr_error("%s", err);
+		return -1;
+	}
+	if (mi->elf_type != ET_REL) {
+		sr_error("%s: is not a kernel module (ELF type %u, expected a relocatable object)",
+			 opt.module, mi->elf_type);
+		return -1;
+	}
+#ifdef SR_HOST_MACHINE
+	if (mi->machine != SR_HOST_MACHINE) {
+		sr_error("%s: is a module for another architecture (ELF machine %u), not %s",
+			 opt.module, mi->machine, SR_HOST_ARCH);
+		return -1;
+	}
+#endif
+	v = sr_modinfo_get(mi, "name");
+	if (!v) {
+		sr_error("%s: has no module name in .modinfo: not a Tapline module; rebuild it with stap",
+			 opt.module);
+		return -1;
+	}
+	if (!sr_valid_name(v)) {
+		sr_error("%s: invalid module name '%.64s' in .modinfo (expected 1 to %d of [A-Za-z0-9_])",
+			 opt.module, v, SR_NAME_MAX);
+		return -1;
+	}
+	strcpy(name, v);
+	v = sr_modinfo_get(mi, "tapline_version");
+	sr_verbose("%s: module %s, built by Tapline %s", opt.module, name,
+		   v ? v : "(unknown version)");
+	return 0;
+}
+
+/*
+ * Step 1b: refuse a module built for another kernel (design lesson 2), before
+ * anything is loaded: its addresses and structure layouts belong to that
+ * kernel.  --guru-ignore-build-id turns the refusal into a loud warning.
+ */
+static int sr_check_build_id(const struct sr_modinfo *mi)
+{
+	const char *want = sr_modinfo_get(mi, "tapline_kernel_build_id");
+	char have[SR_BUILD_ID_HEX], err[SR_ERR_MAX];
+
+	if (sr_file_build_id(SR_KERNEL_NOTES, have, sizeof(have), err,
+			     sizeof(err))) {
+		if (!opt.guru_build_id) {
+			sr_error("cannot read the running kernel's build-id: %s (is sysfs mounted on /sys?); to load %s anyway, --guru-ignore-build-id",
+				 err, opt.module);
+			return -1;
+		}
+		sr_warn("--guru-ignore-build-id: LOADING WITHOUT CHECKING THE KERNEL BUILD-ID. The running kernel's build-id cannot be read (%s); %s was built for kernel build-id %s. If that is not this kernel, its probe addresses and structure layouts are wrong and can crash this machine.",
+			err, opt.module, want ? want : "(none recorded)");
+		return 0;
+	}
+	sr_verbose("running kernel build-id %s", have);
+	if (!want) {
+		if (!opt.guru_build_id) {
+			sr_error("%s has no tapline_kernel_build_id in .modinfo: it is not a Tapline module (or was built by an older stap); rebuild the module with stap for this kernel (or, to load it anyway, --guru-ignore-build-id)",
+				 opt.module);
+			return -1;
+		}
+		sr_warn("--guru-ignore-build-id: LOADING A MODULE THAT RECORDS NO KERNEL BUILD-ID. %s does not say which kernel it was built for; the running kernel has build-id %s. If it was built for another kernel, its probe addresses and structure layouts are wrong and can crash this machine.",
+			opt.module, have);
+		return 0;
+	}
+	if (strcasecmp(want, have) == 0) {
+		sr_verbose("module build-id matches the running kernel");
+		return 0;
+	}
+	if (!opt.guru_build_id) {
+		sr_error("build-id mismatch: %s was built for kernel build-id %.*s but the running kernel has %s; rebuild the module with stap for this kernel (or, to load it anyway, --guru-ignore-build-id)",
+			 opt.module, 2 * SR_BUILD_ID_MAX, want, have);
+		return -1;
+	}
+	sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER KERNEL. %s was built for kernel build-id %.*s but the running kernel has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
+		opt.module, 2 * SR_BUILD_ID_MAX, want, have);
+	return 0;
+}
+
+static void sr_on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGCHLD)
+		sr_sigchld = 1;
+	else
+		sr_signals = sr_signals + 1;
+	/*
+	 * A signal that lands after the relay checked the flags but before
+	 * it entered read() would leave read() blocked until the script
+	 * printed something.  A one-shot SIGALRM a second later interrupts
+	 * that read, so the flag is always seen.  alarm() is async-signal-safe.
+	 */
+	alarm(1);
+	errno = saved;
+}
+
+static void sr_on_alarm(int sig)
+{
+	(void)sig;	/* only there to interrupt a blocking read() */
+}
+
+static const int sr_stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/*
+ * No SA_RESTART: a signal must make a blocking read() of out return EINTR
+ * so that the relay can stop the script.
+ */
+static void sr_install_signals(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sr_stop_signals) / sizeof(int); i++)
+		sigaddset(&sa.sa_mask, sr_stop_signals[i]);
+	sigaddset(&sa.sa_mask, SIGCHLD);
+	sa.sa_handler = sr_on_signal;
+	for (i = 0; i < sizeof(sr_stop_signals) / sizeof(int); i++)
+		sigaction(sr_stop_signals[i], &sa, NULL);
+	sa.sa_flags = SA_NOCLDSTOP;	/* only an exit ends the script */
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = sr_on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	/* A closed output pipe must not kill staprun with the module loaded. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* The -c command must not inherit staprun's handlers or ignored SIGPIPE. */
+static void sr_default_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sr_stop_signals) / sizeof(int); i++)
+		sigaction(sr_stop_signals[i], &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * Fork the -c command and hold it on a pipe until the script has started,
+ * so that its pid can be the target and none of its work escapes the
+ * probes.  Returns the pipe's write end: one byte lets it exec, closing the
+ * pipe without one makes it exit.
+ */
+static int sr_fork_child(const char *cmd)
+{
+	int p[2];
+	char go;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		sr_error("cannot create a pipe for -c: %s", strerror(errno));
+		return -1;
+	}
+	sr_child = fork();
+	if (sr_child < 0) {
+		sr_error("cannot fork for -c: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (sr_child == 0) {
+		close(p[1]);
+		sr_default_signals();
+		do
+			n = read(p[0], &go, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);	/* the script did not start */
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		dprintf(STDERR_FILENO, "staprun: ERROR: cannot run /bin/sh for -c: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	sr_verbose("forked -c command as process %d, held until the script starts",
+		   (int)sr_child);
+	return p[1];
+}
+
+static void sr_release_child(int gofd, int go)
+{
+	ssize_t n;
+
+	if (gofd < 0)
+		return;
+	if (go) {
+		/* EPIPE (SIGPIPE is ignored) means it already died: fine. */
+		do
+			n = write(gofd, "g", 1);
+		while (n < 0 && errno == EINTR);
+	}
+	close(gofd);
+}
+
+/* Has the -c command exited?  Reaps it if so. */
+static int sr_child_exited(void)
+{
+	int status;
+	pid_t r;
+
+	if (sr_child <= 0)
+		return 0;
+	sr_sigchld = 0;
+	do
+		r = waitpid(sr_child, &status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != sr_child)
+		return 0;
+	sr_verbose("the -c command (process %d) exited", (int)sr_child);
+	sr_child = -1;
+	return 1;
+}
+
+/* The relay's stop_now() while the script runs: a signal, or -c exited. */
+static int sr_stop_running(void)
+{
+	if (sr_signals)
+		return 1;
+	return sr_sigchld && sr_child_exited();
+}
+
+/*
+ * The relay's stop_now() while draining after stop: output written before
+ * stop must come out, so one more Ctrl-C is ignored; a second one means the
+ * user would rather lose it than wait.
+ */
+static int sr_stop_draining(void)
+{
+	return sr_signals - sr_signals_at_stop >= 2;
+}
+
+static void sr_load_error(int err, const char *name)
+{
+	switch (err) {
+	case EEXIST:
+		sr_error("a module named %s is already loaded (a run still going, or left behind); unload it with `rmmod %s`",
+			 name, name);
+		break;
+	case ENOEXEC:
+		sr_error("%s: Invalid module format: it was likely built for another kernel (see `dmesg` for the kernel's reason)",
+			 opt.module);
+		break;
+	case EPERM:
+		sr_error("loading %s was not permitted: it needs CAP_SYS_MODULE, and module loading may be disabled (kernel.modules_disabled=1) or locked down",
+			 opt.module);
+		break;
+	case ENOSYS:
+		sr_error("this kernel was built without module support (CONFIG_MODULES is off), so %s cannot be loaded",
+			 opt.module);
+		break;
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+		sr_error("%s: the kernel requires signed modules and rejected this one (module.sig_enforce or lockdown; see `dmesg`)",
+			 opt.module);
+		break;
+	case ENOENT:
+		sr_error("%s: the module needs a symbol this kernel does not have (Unknown symbol, see `dmesg`): it was likely built for another kernel",
+			 opt.module);
+		break;
+	case EINVAL:
+		sr_error("%s: the kernel rejected the module (a symbol version mismatch or a bad section; see `dmesg`): it was likely built for another kernel",
+			 opt.module);
+		break;
+	case ENOMEM:
+		sr_error("not enough kernel memory to load %s", opt.module);
+		break;
+	case EBUSY:
+		sr_error("a module named %s is being loaded or unloaded right now; try again",
+			 name);
+		break;
+	case ETXTBSY:
+		sr_error("%s is open for writing by another process; try again when it is complete",
+			 opt.module);
+		break;
+	default:
+		sr_error("loading %s failed: %s (see `dmesg` for the kernel's reason)",
+			 opt.module, strerror(err));
+		break;
+	}
+}
+
+/* Step 1c: load the module, with empty parameters. */
+static int sr_load(const char *name)
+{
+	char err[SR_ERR_MAX];
+	long r;
+	int fd;
+
+	sr_verbose("loading %s as module %s", opt.module, name);
+	fd = open(opt.module, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		sr_error("cannot open %s: %s", opt.module, strerror(errno));
+		return -1;
+	}
+	r = syscall(SYS_finit_module, fd, "", 0);
+	if (r < 0 && errno == ENOSYS) {
+		/* Kernels before 3.8 have only init_module(), from memory. */
+		char *image;
+		size_t len;
+
+		close(fd);
+		fd = -1;
+		if (sr_read_file(opt.module, (size_t)1 << 30, &image, &len,
+				 err, sizeof(err))) {
+			sr_error("%s", err);
+			return -1;
+		}
+		r = syscall(SYS_init_module, image, (unsigned long)len, "");
+		free(image);
+	}
+	if (r < 0)
+		sr_load_error(errno, name);
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? -1 : 0;
+}
+
+/* Sleep MS milliseconds, through signals. */
+static void sr_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Step 7: unload.  A module still in use for a moment is waited for. */
+static int sr_unload(const char *name)
+{
+	int i, err = 0;
+
+	sr_verbose("unloading module %s", name);
+	for (i = 0; i < 40; i++) {	/* 40 x 50 ms: about 2 s */
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+			return 0;
+		err = errno;
+		if (err != EAGAIN && err != EBUSY && err != EINTR)
+			break;
+		sr_sleep_ms(50);
+	}
+	switch (err) {
+	case ENOENT:
+		sr_warn("module %s was already unloaded by someone else", name);
+		return 0;
+	case EAGAIN:
+	case EBUSY:
+		sr_error("module %s is still in use after 2 s and was left loaded; unload it later with `rmmod %s`",
+			 name, name);
+		break;
+	case EPERM:
+		sr_error("not permitted to unload module %s (CAP_SYS_MODULE); unload it with `rmmod %s`",
+			 name, name);
+		break;
+	default:
+		sr_error("unloading module %s failed: %s; try `rmmod %s`", name,
+			 strerror(err), name);
+		break;
+	}
+	return -1;
+}
+
+/* Report how a relay pass ended; returns 1 if that is a staprun failure. */
+static int sr_relay_failed(enum sr_relay_end end, const struct sr_relay *r,
+			   const char *outpath)
+{
+	switch (end) {
+	case SR_RELAY_EOF:
+	case SR_RELAY_STOP:
+		return 0;
+	case SR_RELAY_READ_ERROR:
+		sr_error("reading %s: %s", outpath, strerror(r->errnum));
+		return 1;
+	case SR_RELAY_WRITE_ERROR:
+		/* A reader that went away (stap ... | head) is not a failure. */
+		if (r->errnum == EPIPE) {
+			sr_verbose("the output was closed; stopping the script");
+			return 0;
+		}
+		sr_error("writing the output%s%s: %s", opt.outfile ? " to " : "",
+			 opt.outfile ? opt.outfile : "", strerror(r->errnum));
+		return 1;
+	}
+	return 1;
+}
+
+/*
+ * Steps 2 to 6, between load and unload.  Returns the exit status: the
+ * script's, or 1 when something here failed.
+ */
+static int sr_run(const char *name, int dst_fd)
+{
+	struct sr_relay relay = { .out_fd = -1, .dst_fd = dst_fd };
+	char outpath[128], err[SR_ERR_MAX], cmd[32];
+	struct sr_status st;
+	enum sr_relay_end end;
+	int failed = 0, start_errno = 0, gofd = -1, nerr;
+	int rc;
+
+	snprintf(outpath, sizeof(outpath), SR_PROC_DIR "/tapline_%s/out", name);
+	relay.out_fd = open(outpath, O_RDONLY | O_CLOEXEC);
+	if (relay.out_fd < 0) {
+		sr_error("the module loaded, but %s cannot be opened: %s (is /proc mounted? is %s a Tapline module?)",
+			 outpath, strerror(errno), opt.module);
+		return 1;
+	}
+	if (opt.cmd) {
+		gofd = sr_fork_child(opt.cmd);
+		if (gofd < 0) {
+			close(relay.out_fd);
+			return 1;
+		}
+		opt.target = sr_child;
+	}
+	if (opt.target) {
+		snprintf(cmd, sizeof(cmd), "target %d", (int)opt.target);
+		sr_verbose("setting the target process to %d", (int)opt.target);
+		if (sr_ctl_write(name, cmd, err, sizeof(err))) {
+			sr_error("cannot set the target process: %s", err);
+			goto not_started;
+		}
+	}
+	if (sr_signals) {
+		sr_verbose("interrupted before the script started");
+		goto not_started;
+	}
+
+	sr_verbose("starting the script");
+	if (sr_ctl_write(name, "start", err, sizeof(err))) {
+		/* ctl says why; its error lines are printed after the stop. */
+		start_errno = errno;
+		failed = 1;
+		sr_release_child(gofd, 0);
+	} else {
+		sr_release_child(gofd, 1);
+		end = sr_relay_run(&relay, sr_stop_running);
+		if (end == SR_RELAY_EOF)
+			sr_verbose("the script ended");
+		else if (end == SR_RELAY_STOP)
+			sr_verbose("stopping the script (%s)",
+				   sr_signals ? "interrupted" : "-c command exited");
+		failed |= sr_relay_failed(end, &relay, outpath);
+	}
+
+	/*
+	 * After start (even a failed one: begin probes may have printed,
+	 * and end probes still run), stop and drain whatever is buffered.
+	 */
+	alarm(0);
+	sr_signals_at_stop = sr_signals;
+	sr_verbose("stopping");
+	if (sr_ctl_write(name, "stop", err, sizeof(err))) {
+		/* Unloading stops the script too; draining now could block. */
+		sr_error("%s", err);
+		failed = 1;
+	} else {
+		end = sr_relay_run(&relay, sr_stop_draining);
+		if (end == SR_RELAY_STOP)
+			sr_warn("interrupted again: the rest of the output was discarded");
+		failed |= sr_relay_failed(end, &relay, outpath);
+	}
+	close(relay.out_fd);
+	sr_verbose("relayed %llu bytes of output", relay.bytes);
+
+	if (sr_ctl_read(name, &st, err, sizeof(err))) {
+		sr_error("cannot read the script's status: %s", err);
+		return 1;
+	}
+	nerr = sr_status_report(&st);
+	if (start_errno && nerr == 0)
+		sr_error("the script failed to start: %s", strerror(start_errno));
+	if (st.exit_status < 0) {
+		sr_warn("the module's ctl gave no exit_status");
+		rc = nerr ? 1 : 0;
+	} else {
+		rc = st.exit_status ? 1 : 0;
+	}
+	sr_verbose("script state %s, exit status %d",
+		   st.state[0] ? st.state : "(not given)", rc);
+	sr_status_free(&st);
+	return failed ? 1 : rc;
+
+not_started:
+	/* Never started: nothing ran, so no stop; unloading cleans up. */
+	sr_release_child(gofd, 0);
+	close(relay.out_fd);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	char name[SR_NAME_MAX + 1];
+	struct sr_modinfo mi;
+	int dst_fd = STDOUT_FILENO;
+	int rc;
+
+	sr_parse_options(argc, argv);
+	if (sr_check_module(&mi, name))
+		return 1;
+	rc = sr_check_build_id(&mi);
+	sr_modinfo_free(&mi);
+	if (rc)
+		return 1;
+	if (geteuid() != 0) {
+		sr_error("must be run as root to load kernel modules");
+		return 1;
+	}
+	if (opt.outfile) {
+		dst_fd = open(opt.outfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0666);
+		if (dst_fd < 0) {
+			sr_error("cannot open output file %s: %s", opt.outfile,
+				 strerror(errno));
+			return 1;
+		}
+	}
+	/* Before the load, so that Ctrl-C during it still unloads. */
+	sr_install_signals();
+	if (sr_load(name))
+		return 1;
+	rc = sr_run(name, dst_fd);
+	if (sr_unload(name))
+		rc = 1;
+	if (opt.outfile && close(dst_fd) < 0) {
+		sr_error("writing the output to %s: %s", opt.outfile,
+			 strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Passes 3 and 4, the back end: the checked program becomes C (codegen.c),
+ * and the C becomes NAME.ko (build.c) by compiling it against the runtime
+ * API and linking it with the prebuilt runtime stub (stub.c), without a
+ * kbuild run. link.c knows the few ELF facts of a finished module.
+ */
+#ifndef TAPLINE_BACK_H
+#define TAPLINE_BACK_H
+
+#include "session.h"
+
+/* Pass 3: the generated C file's text. */
+char *cg_translate(struct session *s);
+
+/* Pass 4: compile, link; sets s->ko_file. Returns the number of errors. */
+int build_module(struct session *s);
+
+/*
+ * The runtime built once per target kernel, with the commands that
+ * compile and link a script against it (taken from its kbuild run).
+ */
+struct stub {
+	char *dir;          /* cache directory holding it */
+	char *kbuild_dir;   /* the kernel's build tree; commands run there */
+	char *cc;           /* compile command; @SRC@ and @OBJ@ to fill in */
+	char *objtool;      /* objtool command; @OBJ@ */
+	char *ld;           /* link command; @OUT@ and @IN@ */
+	char *runtime_obj;  /* the runtime, one relocatable object */
+	char *mod_obj;      /* module metadata: this_module, __versions, .modinfo */
+	char *include_dir;  /* where api.h is */
+};
+
+/* The stub for the session's kernel, built and cached on first use; NULL on failure (reported). */
+struct stub *stub_get(struct session *s);
+
+/* The module name the stub is built with, replaced in each script's module. */
+#define STUB_MODULE_NAME "tapline_stub_name_placeholder_padded_to_55_characters__"
+
+/* link.c: give the linked module its name (in this_module and .modinfo). */
+bool link_set_module_name(const char *ko, const char *name, char **why);
+/* link.c: every symbol the module imports must have a CRC in __versions. */
+bool link_check_imports(const char *ko, char **why);
+
+#endif

@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 3: the checked program becomes one C file that includes only the
+ * runtime's api.h. Each probe body becomes a handler function and each
+ * script function a C function; their variables live in a frame struct on
+ * the runtime's per-CPU stack (kernel stacks are small), strings as
+ * fixed-size arrays.
+ *
+ * Expressions are emitted in evaluation order: cg_expr() writes the
+ * statements an expression needs (checks, calls, string building) and
+ * returns a C expression for its value. Numbers wrap, and every operation
+ * that can fault in C (division, shifts) goes through a checked helper, so
+ * no script can make the generated code misbehave; a failed check ends the
+ * hit through `goto out` with a message naming the script location.
+ */
+#include <string.h>
+
+#include "back/back.h"
+#include "debuginfo/kernel.h"
+#include "format.h"
+#include "front/diag.h"
+#include "sema/builtins.h"
+
+struct loop {
+	int id;
+	bool is_for;
+	bool used_break, used_continue;
+};
+
+struct cg {
+	struct session *s;
+	struct strbuf *out;      /* the function being written */
+	struct strbuf fields;    /* its frame's fields */
+	int indent;
+	int ntemps;              /* numbers for temporaries and labels */
+	struct loop loops[64];
+	int nloops;
+	struct symbol *func;     /* NULL in a handler */
+	const char *ret_var;     /* C lvalue of the function's return value */
+	long long maxstr;
+};
+
+static void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emit(struct cg *g, const char *fmt, ...)
+{
+	for (int i = 0; i < g->indent; i++)
+		sb_putc(g->out, '\t');
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(g->out, fmt, ap);
+	va_end(ap);
+	sb_putc(g->out, '\n');
+}
+
+/* "file:line:col" of a node, as a C string literal. */
+static char *loc_literal(const struct node *n)
+{
+	const struct source *src = src_get(n->loc.file);
+	char *text = xasprintf("%s:%d:%d", src ? src->name : "?", n->loc.line, n->loc.col);
+	struct strbuf b;
+	sb_init(&b);
+	ast_quote_string(&b, text, strlen(text));
+	free(text);
+	return sb_detach(&b);
+}
+
+static char *c_string(const char *s, size_t len)
+{
+	struct strbuf b;
+	sb_init(&b);
+	ast_quote_string(&b, s, len);
+	return sb_detach(&b);
+}
+
+static void line_directive(struct cg *g, const struct node *n)
+{
+	const struct source *src = src_get(n->loc.file);
+	if (!src)
+		return;
+	char *name = c_string(src->name, strlen(src->name));
+	sb_printf(g->out, "#line %d %s\n", n->loc.line, name);
+	free(name);
+}
+
+static char *new_long_temp(struct cg *g)
+{
+	int id = g->ntemps++;
+	emit(g, "rt_long t%d;", id);
+	return xasprintf("t%d", id);
+}
+
+static char *new_string_temp(struct cg *g)
+{
+	int id = g->ntemps++;
+	sb_printf(&g->fields, "\tchar s%d[%lld];\n", id, g->maxstr);
+	return xasprintf("l->s%d", id);
+}
+
+static char *var_ref(const struct symbol *sym)
+{
+	if (sym->kind == SYM_GLOBAL)
+		return xasprintf("g_%s", sym->name);
+	return xasprintf("l->v_%s", sym->name);
+}
+
+static bool has_side_effects(const struct node *n);
+
+static void side_effect_child(struct node *child, void *ctx)
+{
+	if (has_side_effects(child))
+		*(bool *)ctx = true;
+}
+
+static bool has_side_effects(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || (n->kind == N_CALL && n->sym))
+		return true;
+	bool found = false;
+	ast_for_children((struct node *)n, side_effect_child, &found);
+	return found;
+}
+
+static bool any_side_effects(const struct node *list)
+{
+	for (; list; list = list->next)
+		if (has_side_effects(list))
+			return true;
+	return false;
+}
+
+static bool is_temp(const char *e)
+{
+	return e[0] == 't' || !strncmp(e, "l->s", 4) || e[0] == '"' || e[0] == '(';
+}
+
+/*
+ * Keep a value as it is now: later operands with side effects could change
+ * the variable it reads (x + (x = 5)).
+ */
+static char *snapshot(struct cg *g, char *e, enum type t)
+{
+	if (is_temp(e))
+		return e;
+	char *tmp;
+	if (t == T_STRING) {
+		tmp = new_string_temp(g);
+		emit(g, "rt_strcpy(%s, %s, %lld);", tmp, e, g->maxstr);
+	} else {
+		tmp = new_long_temp(g);
+		emit(g, "%s = %s;", tmp, e);
+	}
+	free(e);
+	return tmp;
+}
+
+static char *cg_expr(struct cg *g, struct node *n);
+
+/* Evaluate a list of expressions left to right; values stay valid until all are done. */
+static char **cg_list(struct cg *g, struct node *list, int *count)
+{
+	int n = ast_list_len(list);
+	char **vals = xcalloc((size_t)n + 1, sizeof(char *));
+	int i = 0;
+	for (struct node *a = list; a; a = a->next, i++) {
+		vals[i] = cg_expr(g, a);
+		if (any_side_effects(a->next))
+			vals[i] = snapshot(g, vals[i], a->type);
+	}
+	*count = n;
+	return vals;
+}
+
+static void free_list(char **vals, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(vals[i]);
+	free(vals);
+}
+
+static void fail_check(struct cg *g)
+{
+	emit(g, "if (rt_unlikely(c->error))");
+	emit(g, "\tgoto out;");
+}
+
+static char *fmt_args(struct cg *g, struct node *args, int *nargs)
+{
+	char **vals = cg_list(g, args, nargs);
+	if (*nargs == 0) {
+		free(vals);
+		return xstrdup("(const struct rt_fmt_arg *)0");
+	}
+	int id = g->ntemps++;
+	emit(g, "struct rt_fmt_arg a%d[%d];", id, *nargs);
+	int i = 0;
+	for (struct node *a = args; a; a = a->next, i++) {
+		if (a->type == T_STRING)
+			emit(g, "a%d[%d].is_str = 1, a%d[%d].s = %s;", id, i, id, i, vals[i]);
+		else
+			emit(g, "a%d[%d].is_str = 0, a%d[%d].n = %s;", id, i, id, i, vals[i]);
+	}
+	free_list(vals, *nargs);
+	return xasprintf("a%d", id);
+}
+
+static char *cg_builtin(struct cg *g, struct node *n)
+{
+	const struct builtin *b = n->builtin;
+	char *res = NULL;
+	switch (b->id) {
+	case B_PRINT:
+	case B_PRINTLN: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		int i = 0;
+		for (struct node *a = n->list; a; a = a->next, i++)
+			emit(g, "rt_print_%s(c, %s);", a->type == T_STRING ? "str" : "long", vals[i]);
+		if (b->id == B_PRINTLN)
+			emit(g, "rt_print_str(c, \"\\n\");");
+		free_list(vals, count);
+		return xstrdup("0");
+	}
+	case B_PRINTF:
+	case B_SPRINTF: {
+		struct node *fmt = n->list;
+		char *lit = c_string(fmt->str, fmt->str_len);
+		int nargs;
+		char *args = fmt_args(g, fmt->next, &nargs);
+		if (b->id == B_PRINTF) {
+			emit(g, "rt_printf(c, %s, %s, %d);", lit, args, nargs);
+			res = xstrdup("0");
+		} else {
+			res = new_string_temp(g);
+			emit(g, "rt_sprintf(c, %s, %lld, %s, %s, %d);", res, g->maxstr, lit, args,
+			     nargs);
+			fail_check(g);
+		}
+		free(lit);
+		free(args);
+		return res;
+	}
+	case B_EXIT:
+		emit(g, "rt_exit(c);");
+		return xstrdup("0");
+	case B_ERROR:
+	case B_WARN: {
+		char *msg = cg_expr(g, n->list);
+		if (b->id == B_ERROR) {
+			emit(g, "rt_user_error(c, %s);", msg);
+			emit(g, "goto out;");
+		} else {
+			emit(g, "rt_warn(c, %s);", msg);
+		}
+		free(msg);
+		return xstrdup("0");
+	}
+	case B_EXECNAME:
+	case B_PROBEFUNC:
+	case B_PP: {
+		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
+						  [B_PROBEFUNC] = "rt_probefunc",
+						  [B_PP] = "rt_pp" };
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
+		return res;
+	}
+	case B_PID:
+		return xstrdup("rt_pid(c)");
+	case B_TID:
+		return xstrdup("rt_tid(c)");
+	case B_PPID:
+		return xstrdup("rt_ppid(c)");
+	case B_UID:
+		return xstrdup("rt_uid(c)");
+	case B_CPU:
+		return xstrdup("rt_cpu(c)");
+	case B_TARGET:
+		return xstrdup("rt_target(c)");
+	case B_GETTIMEOFDAY_NS:
+		return xstrdup("rt_gettimeofday_ns(c)");
+	case B_KTIME_NS:
+		return xstrdup("rt_local_clock_ns(c)");
+	case B_JIFFIES:
+		return xstrdup("rt_jiffies(c)");
+	case B_STRLEN: {
+		char *s = cg_expr(g, n->list);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_strlen(%s);", res, s);
+		free(s);
+		return res;
+	}
+	}
+	return xstrdup("0");
+}
+
+static char *cg_call(struct cg *g, struct node *n)
+{
+	if (n->builtin)
+		return cg_builtin(g, n);
+	struct symbol *f = n->sym;
+	int count;
+	char **vals = cg_list(g, n->list, &count);
+	struct strbuf args;
+	sb_init(&args);
+	for (int i = 0; i < count; i++)
+		sb_printf(&args, ", %s", vals[i]);
+	char *res;
+	if (f->type == T_STRING) {
+		res = new_string_temp(g);
+		emit(g, "f_%s(c, %s%s);", f->name, res, args.s ? args.s : "");
+	} else if (f->type == T_LONG) {
+		res = new_long_temp(g);
+		emit(g, "%s = f_%s(c%s);", res, f->name, args.s ? args.s : "");
+	} else {
+		res = xstrdup("0");
+		emit(g, "f_%s(c%s);", f->name, args.s ? args.s : "");
+	}
+	fail_check(g);
+	sb_free(&args);
+	free_list(vals, count);
+	return res;
+}
+
+/* A divisor or shift count, evaluated once, checked for zero when dividing. */
+static char *checked_divisor(struct cg *g, struct node *n, char *val, const char *what)
+{
+	char *d = snapshot(g, val, T_LONG);
+	char *loc = loc_literal(n);
+	emit(g, "if (rt_unlikely(%s == 0)) {", d);
+	emit(g, "\trt_fail(c, \"division by zero near operator '%s'\", %s);", what, loc);
+	emit(g, "\tgoto out;");
+	emit(g, "}");
+	free(loc);
+	return d;
+}
+
+static const char *arith_helper(enum op op)
+{
+	switch (op) {
+	case OP_ADD:
+		return "rt_add";
+	case OP_SUB:
+		return "rt_sub";
+	case OP_MUL:
+		return "rt_mul";
+	case OP_DIV:
+		return "rt_div";
+	case OP_MOD:
+		return "rt_mod";
+	case OP_SHL:
+		return "rt_shl";
+	case OP_SHR:
+		return "rt_shr";
+	default:
+		return NULL;
+	}
+}
+
+static const char *c_operator(enum op op)
+{
+	switch (op) {
+	case OP_BITAND:
+		return "&";
+	case OP_BITOR:
+		return "|";
+	case OP_BITXOR:
+		return "^";
+	case OP_EQ:
+		return "==";
+	case OP_NE:
+		return "!=";
+	case OP_LT:
+		return "<";
+	case OP_LE:
+		return "<=";
+	case OP_GT:
+		return ">";
+	case OP_GE:
+		return ">=";
+	default:
+		return NULL;
+	}
+}
+
+/* A long operation of two evaluated operands. */
+static char *long_op(struct cg *g, struct node *n, enum op op, char *a, char *b)
+{
+	char *res;
+	if (op == OP_DIV || op == OP_MOD) {
+		b = checked_divisor(g, n, b, ast_op_name(op));
+		res = xasprintf("%s(%s, %s)", arith_helper(op), a, b);
+	} else if (arith_helper(op)) {
+		res = xasprintf("%s(%s, %s)", arith_helper(op), a, b);
+	} else {
+		res = xasprintf("((rt_long)(%s %s %s))", a, c_operator(op), b);
+	}
+	free(a);
+	free(b);
+	return res;
+}
+
+static char *cg_logical(struct cg *g, struct node *n)
+{
+	char *res = new_long_temp(g);
+	char *a = cg_expr(g, n->lhs);
+	emit(g, "%s = (%s) != 0;", res, a);
+	emit(g, "if (%s%s) {", n->op == OP_AND ? "" : "!", res);
+	g->indent++;
+	char *b = cg_expr(g, n->rhs);
+	emit(g, "%s = (%s) != 0;", res, b);
+	g->indent--;
+	emit(g, "}");
+	free(a);
+	free(b);
+	return res;
+}
+
+static char *cg_binary(struct cg *g, struct node *n)
+{
+	if (n->op == OP_AND || n->op == OP_OR)
+		return cg_logical(g, n);
+	enum type operand_type = n->op == OP_CONCAT ? T_STRING : n->lhs->type;
+	char *a = cg_expr(g, n->lhs);
+	if (has_side_effects(n->rhs))
+		a = snapshot(g, a, operand_type);
+	char *b = cg_expr(g, n->rhs);
+	if (n->op == OP_CONCAT) {
+		char *res = new_string_temp(g);
+		emit(g, "rt_strcpy(%s, %s, %lld);", res, a, g->maxstr);
+		emit(g, "rt_strcat(%s, %s, %lld);", res, b, g->maxstr);
+		free(a);
+		free(b);
+		return res;
+	}
+	if (operand_type == T_STRING) {
+		char *res = xasprintf("((rt_long)(rt_strcmp(%s, %s) %s 0))", a, b, c_operator(n->op));
+		free(a);
+		free(b);
+		return res;
+	}
+	return long_op(g, n, n->op, a, b);
+}
+
+static char *cg_assign(struct cg *g, struct node *n)
+{
+	char *var = var_ref(n->lhs->sym);
+	char *val = cg_expr(g, n->rhs);
+	if (n->lhs->type == T_STRING) {
+		if (n->op == OP_CONCAT) {
+			/* s .= s would read what it writes. */
+			if (!strcmp(val, var))
+				val = snapshot(g, xstrdup(val), T_STRING);
+			emit(g, "rt_strcat(%s, %s, %lld);", var, val, g->maxstr);
+		} else if (strcmp(val, var)) {
+			emit(g, "rt_strcpy(%s, %s, %lld);", var, val, g->maxstr);
+		}
+		free(val);
+		return var;
+	}
+	if (n->op == OP_ASSIGN) {
+		emit(g, "%s = %s;", var, val);
+		free(val);
+	} else {
+		char *e = long_op(g, n, n->op, xstrdup(var), val);
+		emit(g, "%s = %s;", var, e);
+		free(e);
+	}
+	return var;
+}
+
+static char *cg_incdec(struct cg *g, struct node *n)
+{
+	char *var = var_ref(n->lhs->sym);
+	const char *fn = n->op == OP_INC ? "rt_add" : "rt_sub";
+	if (!n->postfix) {
+		emit(g, "%s = %s(%s, 1);", var, fn, var);
+		return var;
+	}
+	char *old = new_long_temp(g);
+	emit(g, "%s = %s;", old, var);
+	emit(g, "%s = %s(%s, 1);", var, fn, old);
+	free(var);
+	return old;
+}
+
+static char *cg_ternary(struct cg *g, struct node *n)
+{
+	char *res = n->type == T_STRING ? new_string_temp(g) : new_long_temp(g);
+	char *cond = cg_expr(g, n->cond);
+	emit(g, "if (%s) {", cond);
+	struct node *branches[2] = { n->then, n->els };
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			emit(g, "} else {");
+		g->indent++;
+		char *v = cg_expr(g, branches[i]);
+		if (n->type == T_STRING)
+			emit(g, "rt_strcpy(%s, %s, %lld);", res, v, g->maxstr);
+		else
+			emit(g, "%s = %s;", res, v);
+		free(v);
+		g->indent--;
+	}
+	emit(g, "}");
+	free(cond);
+	return res;
+}
+
+static char *cg_expr(struct cg *g, struct node *n)
+{
+	switch (n->kind) {
+	case N_NUM:
+		if (n->num == (-9223372036854775807LL - 1))
+			return xstrdup("(-9223372036854775807LL - 1)");
+		return xasprintf("(%lldLL)", n->num);
+	case N_STR:
+		return c_string(n->str, n->str_len);
+	case N_VAR:
+		return var_ref(n->sym);
+	case N_TARGET:
+		return xstrdup("rt_return_value(c)");
+	case N_CALL:
+		return cg_call(g, n);
+	case N_ASSIGN:
+		return cg_assign(g, n);
+	case N_BINARY:
+		return cg_binary(g, n);
+	case N_UNARY: {
+		char *a = cg_expr(g, n->lhs);
+		char *res;
+		switch (n->op) {
+		case OP_NEG:
+			res = xasprintf("rt_neg(%s)", a);
+			break;
+		case OP_NOT:
+			res = xasprintf("((rt_long)!(%s))", a);
+			break;
+		case OP_BITNOT:
+			res = xasprintf("(~(%s))", a);
+			break;
+		default:
+			res = xstrdup(a);
+			break;
+		}
+		free(a);
+		return res;
+	}
+	case N_INCDEC:
+		return cg_incdec(g, n);
+	case N_TERNARY:
+		return cg_ternary(g, n);
+	case N_PROBE:
+	case N_PROBE_POINT:
+	case N_PP_COMP:
+	case N_GLOBAL:
+	case N_FUNCTION:
+	case N_PARAM:
+	case N_BLOCK:
+	case N_EXPR_STMT:
+	case N_IF:
+	case N_WHILE:
+	case N_FOR:
+	case N_BREAK:
+	case N_CONTINUE:
+	case N_NEXT:
+	case N_RETURN:
+	case N_EMPTY:
+	case N_NKINDS:
+		break;
+	}
+	return xstrdup("0");
+}
+
+static void cg_stmt(struct cg *g, struct node *n);
+
+/* Each statement spends one action; loops spend one per iteration. */
+static void count_action(struct cg *g, const struct node *n)
+{
+	char *loc = loc_literal(n);
+	emit(g, "if (rt_unlikely(--c->actions < 0)) {");
+	emit(g, "\trt_fail_actions(c, %s);", loc);
+	emit(g, "\tgoto out;");
+	emit(g, "}");
+	free(loc);
+}
+
+static void cg_block_of(struct cg *g, struct node *n)
+{
+	emit(g, "{");
+	g->indent++;
+	cg_stmt(g, n);
+	g->indent--;
+	emit(g, "}");
+}
+
+static void cg_loop(struct cg *g, struct node *n)
+{
+	if (g->nloops == (int)ARRAY_SIZE(g->loops)) {
+		diag_error(n->loc, D_UNSUPPORTED, "loops nested more than %d deep",
+			   (int)ARRAY_SIZE(g->loops));
+		return;
+	}
+	struct loop *lp = &g->loops[g->nloops++];
+	*lp = (struct loop){ .id = g->ntemps++, .is_for = n->kind == N_FOR };
+	if (n->init)
+		cg_stmt(g, n->init);
+	emit(g, "for (;;) {");
+	g->indent++;
+	count_action(g, n);
+	if (n->cond) {
+		char *cond = cg_expr(g, n->cond);
+		emit(g, "if (!(%s))", cond);
+		emit(g, "\tbreak;");
+		free(cond);
+	}
+	cg_block_of(g, n->body);
+	if (lp->used_continue)
+		emit(g, "cont%d:;", lp->id);
+	if (n->step) {
+		char *step = cg_expr(g, n->step);
+		free(step);
+	}
+	g->indent--;
+	emit(g, "}");
+	g->nloops--;
+}
+
+static void cg_stmt(struct cg *g, struct node *n)
+{
+	switch (n->kind) {
+	case N_BLOCK:
+		for (struct node *s = n->list; s; s = s->next)
+			cg_stmt(g, s);
+		return;
+	case N_EMPTY:
+		return;
+	default:
+		break;
+	}
+	line_directive(g, n);
+	if (n->kind != N_WHILE && n->kind != N_FOR)
+		count_action(g, n);
+	switch (n->kind) {
+	case N_EXPR_STMT: {
+		char *v = cg_expr(g, n->lhs);
+		free(v);
+		return;
+	}
+	case N_IF: {
+		char *cond = cg_expr(g, n->cond);
+		emit(g, "if (%s)", cond);
+		free(cond);
+		cg_block_of(g, n->then);
+		if (n->els) {
+			emit(g, "else");
+			cg_block_of(g, n->els);
+		}
+		return;
+	}
+	case N_WHILE:
+	case N_FOR:
+		cg_loop(g, n);
+		return;
+	case N_BREAK:
+		emit(g, "break;");
+		return;
+	case N_CONTINUE: {
+		/* In a for loop, continue must still run the step. */
+		struct loop *lp = &g->loops[g->nloops - 1];
+		if (lp->is_for) {
+			lp->used_continue = true;
+			emit(g, "goto cont%d;", lp->id);
+		} else {
+			emit(g, "continue;");
+		}
+		return;
+	}
+	case N_NEXT:
+		emit(g, "goto out;");
+		return;
+	case N_RETURN:
+		if (n->lhs) {
+			char *v = cg_expr(g, n->lhs);
+			if (g->func->type == T_STRING)
+				emit(g, "rt_strcpy(%s, %s, %lld);", g->ret_var, v, g->maxstr);
+			else
+				emit(g, "%s = %s;", g->ret_var, v);
+			free(v);
+		}
+		emit(g, "goto out;");
+		return;
+	case N_BLOCK:
+	case N_EMPTY:
+	case N_PROBE:
+	case N_PROBE_POINT:
+	case N_PP_COMP:
+	case N_GLOBAL:
+	case N_FUNCTION:
+	case N_PARAM:
+	case N_NUM:
+	case N_STR:
+	case N_VAR:
+	case N_TARGET:
+	case N_CALL:
+	case N_ASSIGN:
+	case N_BINARY:
+	case N_UNARY:
+	case N_INCDEC:
+	case N_TERNARY:
+	case N_NKINDS:
+		return;
+	}
+}
+
+/* --- whole functions --- */
+
+static void var_fields(struct cg *g, const struct ptrvec *vars)
+{
+	for (size_t i = 0; i < vars->n; i++) {
+		const struct symbol *v = vars->v[i];
+		if (v->type == T_STRING)
+			sb_printf(&g->fields, "\tchar v_%s[%lld];\n", v->name, g->maxstr);
+		else
+			sb_printf(&g->fields, "\trt_long v_%s;\n", v->name);
+	}
+}
+
+static void init_locals(struct cg *g, const struct ptrvec *vars, size_t from)
+{
+	for (size_t i = from; i < vars->n; i++) {
+		const struct symbol *v = vars->v[i];
+		if (v->type == T_STRING)
+			emit(g, "l->v_%s[0] = 0;", v->name);
+		else
+			emit(g, "l->v_%s = 0;", v->name);
+	}
+}
+
+static char *function_signature(const struct symbol *f)
+{
+	struct strbuf b;
+	sb_init(&b);
+	sb_printf(&b, "static %s f_%s(struct rt_context *c", f->type == T_LONG ? "rt_long" : "void",
+		  f->name);
+	if (f->type == T_STRING)
+		sb_puts(&b, ", char *ret");
+	for (int i = 0; i < f->nparams; i++) {
+		const struct symbol *p = f->vars.v[i];
+		sb_printf(&b, ", %s p_%s", p->type == T_STRING ? "const char *" : "rt_long", p->name);
+	}
+	sb_putc(&b, ')');
+	return sb_detach(&b);
+}
+
+struct frame_sizes {
+	struct strbuf handler_max; /* C expression: the largest handler frame */
+	struct strbuf func_max;
+};
+
+static void add_max(struct strbuf *b, const char *type)
+{
+	if (!b->len) {
+		sb_printf(b, "sizeof(%s)", type);
+		return;
+	}
+	char *prev = sb_detach(b);
+	sb_printf(b, "RT_MAX(%s, sizeof(%s))", prev, type);
+	free(prev);
+}
+
+static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file, struct frame_sizes *fs)
+{
+	struct strbuf body;
+	sb_init(&body);
+	sb_init(&g->fields);
+	g->out = &body;
+	g->func = f;
+	g->indent = 1;
+	g->nloops = 0;
+	var_fields(g, &f->vars);
+	char *loc = loc_literal(f->decl);
+	emit(g, "struct f_%s_frame *l __attribute__((unused)) = rt_frame_push(c, sizeof(*l), %s);", f->name, loc);
+	free(loc);
+	if (f->type == T_LONG) {
+		emit(g, "rt_long rv = 0;");
+		g->ret_var = "rv";
+	} else if (f->type == T_STRING) {
+		emit(g, "ret[0] = 0;");
+		g->ret_var = "ret";
+	}
+	emit(g, "if (!l)");
+	emit(g, "\treturn%s;", f->type == T_LONG ? " 0" : "");
+	for (int i = 0; i < f->nparams; i++) {
+		const struct symbol *p = f->vars.v[i];
+		if (p->type == T_STRING)
+			emit(g, "rt_strcpy(l->v_%s, p_%s, %lld);", p->name, p->name, g->maxstr);
+		else
+			emit(g, "l->v_%s = p_%s;", p->name, p->name);
+	}
+	init_locals(g, &f->vars, (size_t)f->nparams);
+	cg_stmt(g, f->decl->body);
+	sb_puts(&body, "out: __attribute__((unused));\n");
+	emit(g, "rt_frame_pop(c, sizeof(*l));");
+	if (f->type == T_LONG)
+		emit(g, "return rv;");
+
+	sb_printf(file, "struct f_%s_frame {\n\tchar unused;\n%s};\n\n", f->name,
+		  g->fields.s ? g->fields.s : "");
+	char *sig = function_signature(f);
+	sb_printf(file, "%s\n{\n%s}\n\n", sig, body.s);
+	free(sig);
+	char *type = xasprintf("struct f_%s_frame", f->name);
+	add_max(&fs->func_max, type);
+	free(type);
+	sb_free(&body);
+	sb_free(&g->fields);
+	g->func = NULL;
+}
+
+static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file, struct frame_sizes *fs)
+{
+	struct strbuf body;
+	sb_init(&body);
+	sb_init(&g->fields);
+	g->out = &body;
+	g->indent = 1;
+	g->nloops = 0;
+	var_fields(g, &h->vars);
+	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));", h->index);
+	init_locals(g, &h->vars, 0);
+	cg_stmt(g, h->decl->body);
+	sb_puts(&body, "out: __attribute__((unused));\n");
+	emit(g, ";");
+
+	sb_printf(file, "struct h%d_frame {\n\tchar unused;\n%s};\n\n", h->index,
+		  g->fields.s ? g->fields.s : "");
+	sb_printf(file, "static void h%d(struct rt_context *c)\n{\n%s}\n\n", h->index, body.s);
+	char *type = xasprintf("struct h%d_frame", h->index);
+	add_max(&fs->handler_max, type);
+	free(type);
+	sb_free(&body);
+	sb_free(&g->fields);
+}
+
+static bool in_set(const struct ptrvec *v, const void *p)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+static void cg_locks(const struct session *s, const struct handler *h, struct strbuf *file)
+{
+	sb_printf(file, "static const struct rt_lock h%d_locks[] = {", h->index);
+	int n = 0;
+	for (size_t i = 0; i < s->prog.globals.n; i++) {
+		const struct symbol *gl = s->prog.globals.v[i];
+		bool wr = in_set(&h->globals_wr, gl), rd = in_set(&h->globals_rd, gl);
+		if (wr || rd) {
+			sb_printf(file, "%s{ %d, %d }", n ? ", " : " ", gl->index, wr);
+			n++;
+		}
+	}
+	sb_printf(file, "%s};\n", n ? " " : " { 0, 0 } ");
+}
+
+static const char *rt_kind(enum probe_kind k)
+{
+	switch (k) {
+	case PK_BEGIN:
+		return "RT_BEGIN";
+	case PK_END:
+		return "RT_END";
+	case PK_TIMER:
+		return "RT_TIMER";
+	case PK_KPROBE:
+		return "RT_KPROBE";
+	case PK_KRETPROBE:
+		return "RT_KRETPROBE";
+	}
+	return "RT_BEGIN";
+}
+
+static int handler_nlocks(const struct session *s, const struct handler *h)
+{
+	int n = 0;
+	for (size_t i = 0; i < s->prog.globals.n; i++) {
+		const struct symbol *gl = s->prog.globals.v[i];
+		n += in_set(&h->globals_wr, gl) || in_set(&h->globals_rd, gl);
+	}
+	return n;
+}
+
+char *cg_translate(struct session *s)
+{
+	struct program *prog = &s->prog;
+	struct cg g = { .s = s, .maxstr = s->limits[LIMIT_MAXSTRINGLEN] };
+	struct strbuf file;
+	sb_init(&file);
+	sb_printf(&file, "/* Generated by Tapline %s from %s. */\n", TAPLINE_VERSION,
+		  src_get(prog->user_file)->name);
+	sb_puts(&file, "#include \"api.h\"\n\n#define RT_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n");
+
+	/* The build-id staprun checks, and the translator version, in .modinfo. */
+	sb_printf(&file,
+		  "static const char rt_modinfo_build_id[] __attribute__((section(\".modinfo\"), "
+		  "used, aligned(1))) = \"tapline_kernel_build_id=%s\";\n",
+		  s->kernel->build_id);
+	sb_printf(&file,
+		  "static const char rt_modinfo_version[] __attribute__((section(\".modinfo\"), "
+		  "used, aligned(1))) = \"tapline_version=%s\";\n\n",
+		  TAPLINE_VERSION);
+
+	for (size_t i = 0; i < prog->globals.n; i++) {
+		const struct symbol *gl = prog->globals.v[i];
+		const struct node *init = gl->decl->lhs;
+		if (gl->type == T_STRING) {
+			char *lit = init ? c_string(init->str, init->str_len) : xstrdup("\"\"");
+			sb_printf(&file, "static char g_%s[%lld] = %s;\n", gl->name, g.maxstr, lit);
+			free(lit);
+		} else {
+			sb_printf(&file, "static rt_long g_%s = %lldLL;\n", gl->name,
+				  init ? init->num : 0);
+		}
+	}
+	if (prog->globals.n)
+		sb_putc(&file, '\n');
+	for (size_t i = 0; i < prog->functions.n; i++) {
+		char *sig = function_signature(prog->functions.v[i]);
+		sb_printf(&file, "%s;\n", sig);
+		free(sig);
+	}
+	if (prog->functions.n)
+		sb_putc(&file, '\n');
+
+	struct frame_sizes fs;
+	sb_init(&fs.handler_max);
+	sb_init(&fs.func_max);
+	for (size_t i = 0; i < prog->functions.n; i++)
+		cg_function(&g, prog->functions.v[i], &file, &fs);
+	for (size_t i = 0; i < prog->handlers.n; i++) {
+		struct handler *h = prog->handlers.v[i];
+		cg_handler(&g, h, &file, &fs);
+		cg_locks(s, h, &file);
+	}
+
+	sb_puts(&file, "\nstatic const struct rt_probe probes[] = {\n");
+	for (size_t i = 0; i < prog->probes.n; i++) {
+		const struct probe *p = prog->probes.v[i];
+		char *pp = c_string(p->pp_text, strlen(p->pp_text));
+		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
+		sb_printf(&file,
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .period_ns = %lldLL, .handler = h%d,\n"
+			  "\t  .locks = h%d_locks, .nlocks = %d, .optional = %d },\n",
+			  rt_kind(p->kind), pp, sym, p->period_ns, p->handler->index,
+			  p->handler->index, handler_nlocks(s, p->handler), p->optional);
+		free(pp);
+		free(sym);
+	}
+	if (!prog->probes.n)
+		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");
+	sb_puts(&file, "};\n\n");
+
+	const long long *lim = s->limits;
+	/* Room for the largest handler frame plus MAXNESTING of the largest
+	 * function frame, each rounded up to the runtime's 16-byte alignment. */
+	char *hsize = fs.handler_max.len ? xasprintf("(16 + %s)", fs.handler_max.s) : xstrdup("0");
+	char *fsize = fs.func_max.len ? xasprintf("(16 + %s)", fs.func_max.s) : xstrdup("0");
+	sb_printf(&file,
+		  "const struct rt_script rt_script = {\n"
+		  "\t.api_version = RT_API_VERSION,\n"
+		  "\t.probes = probes,\n"
+		  "\t.nprobes = %zu,\n"
+		  "\t.nglobals = %zu,\n"
+		  "\t.frame_size = %s + %lld * %s,\n"
+		  "\t.maxstringlen = %lld,\n"
+		  "\t.maxaction = %lld,\n"
+		  "\t.maxaction_interruptible = %lld,\n"
+		  "\t.maxnesting = %lld,\n"
+		  "\t.maxtrylock = %lld,\n"
+		  "\t.maxskipped = %lld,\n"
+		  "\t.maxactive = %lld,\n"
+		  "\t.buffer_size = %lld,\n"
+		  "};\n",
+		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
+		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
+		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK], lim[LIMIT_MAXSKIPPED],
+		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024);
+	free(hsize);
+	free(fsize);
+	sb_free(&fs.handler_max);
+	sb_free(&fs.func_max);
+	return sb_detach(&file);
+}

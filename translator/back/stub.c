@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The prebuilt runtime stub. The runtime is compiled with the target
+ * kernel's kbuild once, and cached under the kernel's build-id and a hash
+ * of the runtime's sources, so a script needs no kbuild run: build.c
+ * compiles it with the same compiler command kbuild used for the runtime
+ * (read back from kbuild's .cmd files, never written down here) and links
+ * it with the stub's objects.
+ *
+ * Building the stub:
+ *  1. copy runtime/ into a fresh directory;
+ *  2. compile each compat/probes/NAME.c against the kernel; features.h
+ *     defines RT_HAVE_NAME for those that compile;
+ *  3. write imports.c, referencing the symbols the compiler may call on
+ *     its own (thunks, __fentry__, memcpy...) that the kernel exports, so
+ *     that modpost records a CRC for each and a script's module can use them;
+ *  4. kbuild the module, then keep its objects and commands.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "back/back.h"
+#include "debuginfo/kernel.h"
+#include "front/diag.h"
+
+/* Bump when the stub's layout or this file's commands change. */
+#define STUB_FORMAT 1
+
+/* Symbols compilers emit calls to without the source naming them. */
+static const char *const compiler_symbols[] = {
+	"__fentry__", "__x86_return_thunk", "__stack_chk_fail", "memcpy", "memset", "memmove",
+	"memcmp", "__x86_indirect_thunk_rax", "__x86_indirect_thunk_rbx",
+	"__x86_indirect_thunk_rcx", "__x86_indirect_thunk_rdx", "__x86_indirect_thunk_rsi",
+	"__x86_indirect_thunk_rdi", "__x86_indirect_thunk_rbp", "__x86_indirect_thunk_r8",
+	"__x86_indirect_thunk_r9", "__x86_indirect_thunk_r10", "__x86_indirect_thunk_r11",
+	"__x86_indirect_thunk_r12", "__x86_indirect_thunk_r13", "__x86_indirect_thunk_r14",
+	"__x86_indirect_thunk_r15", "__x86_indirect_call_thunk_rax",
+	"__x86_indirect_call_thunk_rcx", "__x86_indirect_call_thunk_rdx",
+	"__x86_indirect_call_thunk_r11", "__x86_indirect_jump_thunk_rax",
+	"__x86_indirect_jump_thunk_r11",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Relative paths of the runtime's sources: *.c and *.h, compat/, compat/probes/. */
+static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
+{
+	char *dir = sub ? path_join(root, sub) : xstrdup(root);
+	DIR *d = opendir(dir);
+	free(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (e->d_name[0] == '.')
+			continue;
+		char *rel = sub ? path_join(sub, e->d_name) : xstrdup(e->d_name);
+		char *full = path_join(root, rel);
+		if (is_dir(full) && (!strcmp(rel, "compat") || !strcmp(rel, "compat/probes"))) {
+			list_runtime(root, rel, out);
+			free(rel);
+		} else if (n > 2 && (!strcmp(e->d_name + n - 2, ".c") ||
+				     !strcmp(e->d_name + n - 2, ".h"))) {
+			pv_push(out, rel);
+		} else {
+			free(rel);
+		}
+		free(full);
+	}
+	closedir(d);
+	qsort(out->v, out->n, sizeof(void *), cmp_str);
+}
+
+static uint64_t runtime_hash(const char *runtime_dir, const struct ptrvec *files)
+{
+	uint64_t h = HASH_INIT;
+	const int format = STUB_FORMAT;
+	h = hash_bytes(h, &format, sizeof format);
+	h = hash_bytes(h, TAPLINE_VERSION, strlen(TAPLINE_VERSION));
+	for (size_t i = 0; i < files->n; i++) {
+		char *p = path_join(runtime_dir, files->v[i]);
+		size_t len = 0;
+		char *text = read_file(p, &len);
+		free(p);
+		h = hash_bytes(h, files->v[i], strlen(files->v[i]) + 1);
+		if (text)
+			h = hash_bytes(h, text, len);
+		free(text);
+	}
+	return h;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The command recorded in a kbuild .cmd file ("cmd_TARGET := COMMAND"). */
+static char *kbuild_command(const char *cmd_file)
+{
+	char *text = read_file(cmd_file, NULL);
+	if (!text)
+		return NULL;
+	char *line = text;
+	char *result = NULL;
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (starts_with(line, "cmd_")) {
+			char *eq = strstr(line, " := ");
+			if (eq)
+				result = xstrdup(eq + 4);
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return result;
+}
+
+/* Replace every occurrence of from with to (malloced result). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	struct strbuf b;
+	sb_init(&b);
+	size_t n = strlen(from);
+	const char *p;
+	while ((p = strstr(s, from))) {
+		sb_add(&b, s, (size_t)(p - s));
+		sb_puts(&b, to);
+		s = p + n;
+	}
+	sb_puts(&b, s);
+	return sb_detach(&b);
+}
+
+/* Drop the word starting with prefix (e.g. the -Wp,-MMD dependency flag). */
+static char *drop_word(const char *cmd, const char *prefix)
+{
+	const char *p = strstr(cmd, prefix);
+	if (!p)
+		return xstrdup(cmd);
+	const char *end = strchr(p, ' ');
+	struct strbuf b;
+	sb_init(&b);
+	sb_add(&b, cmd, (size_t)(p - cmd));
+	sb_puts(&b, end ? end + 1 : "");
+	return sb_detach(&b);
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+		s[--n] = 0;
+	return s;
+}
+
+static bool write_text(const char *dir, const char *name, const char *text)
+{
+	char *p = path_join(dir, name);
+	bool ok = write_file(p, text, strlen(text));
+	free(p);
+	return ok;
+}
+
+static char *read_text(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	char *t = read_file(p, NULL);
+	free(p);
+	return t;
+}
+
+static int run_make(const char *kbuild_dir, const char *dir, const char *targets, bool keep_going,
+		    char **output)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char *cmd = xasprintf("make -C '%s' M='%s' -j%ld %s %s", kbuild_dir, dir, ncpu > 0 ? ncpu : 1,
+			      keep_going ? "-k" : "", targets);
+	int rc = run_shell(cmd, NULL, output);
+	free(cmd);
+	return rc;
+}
+
+/* Step 2: which feature probes compile. */
+static bool probe_features(struct session *s, const char *dir, const struct ptrvec *files,
+			   const char *kbuild_dir)
+{
+	char *fdir = path_join(dir, "features");
+	mkdir_p(fdir, 0755);
+	struct strbuf kbuild, targets, header;
+	sb_init(&kbuild);
+	sb_init(&targets);
+	sb_init(&header);
+	struct ptrvec names = { 0 };
+	for (size_t i = 0; i < files->n; i++) {
+		const char *rel = files->v[i];
+		if (!starts_with(rel, "compat/probes/"))
+			continue;
+		char *base = xstrdup(rel + strlen("compat/probes/"));
+		base[strlen(base) - 2] = 0;
+		char *from = path_join(s->runtime_dir, rel);
+		char *to = xasprintf("%s/%s.c", fdir, base);
+		copy_file(from, to, 0644);
+		free(from);
+		free(to);
+		sb_printf(&kbuild, "obj-m += %s.o\n", base);
+		sb_printf(&targets, " %s.o", base);
+		pv_push(&names, base);
+	}
+	write_text(fdir, "Kbuild", kbuild.s ? kbuild.s : "");
+	char *out = NULL;
+	if (names.n)
+		run_make(kbuild_dir, fdir, targets.s, true, &out);
+	free(out);
+	sb_puts(&header, "/* Generated by stap from runtime/compat/probes when the stub was built. */\n");
+	for (size_t i = 0; i < names.n; i++) {
+		char *obj = xasprintf("%s/%s.o", fdir, (char *)names.v[i]);
+		bool have = file_exists(obj);
+		free(obj);
+		for (char *c = names.v[i]; *c; c++)
+			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+		if (have)
+			sb_printf(&header, "#define RT_HAVE_%s 1\n", (char *)names.v[i]);
+		else
+			sb_printf(&header, "/* RT_HAVE_%s: not available */\n", (char *)names.v[i]);
+		if (s->verbose > 1)
+			fprintf(stderr, "stub: feature %s: %s\n", (char *)names.v[i], have ? "yes" : "no");
+		free(names.v[i]);
+	}
+	bool ok = write_text(dir, "features.h", header.s);
+	pv_free(&names);
+	sb_free(&kbuild);
+	sb_free(&targets);
+	sb_free(&header);
+	free(fdir);
+	return ok;
+}
+
+/* Step 3: imports.c, from the kernel's Module.symvers. */
+static bool write_imports(const char *dir, const char *kbuild_dir)
+{
+	char *symvers_path = path_join(kbuild_dir, "Module.symvers");
+	char *symvers = read_file(symvers_path, NULL);
+	free(symvers_path);
+	if (!symvers)
+		return false;
+	struct strbuf b;
+	sb_init(&b);
+	sb_puts(&b, "/* Generated by stap: symbols compiled code may call without naming them.\n"
+		    " * Referencing them here gives each a CRC in the stub's __versions. */\n"
+		    "asm(\".pushsection .rodata.tapline_imports, \\\"a\\\"\\n\"\n");
+	for (size_t i = 0; i < ARRAY_SIZE(compiler_symbols); i++) {
+		char *needle = xasprintf("\t%s\t", compiler_symbols[i]);
+		if (strstr(symvers, needle))
+			sb_printf(&b, "    \".quad %s\\n\"\n", compiler_symbols[i]);
+		free(needle);
+	}
+	sb_puts(&b, "    \".popsection\\n\");\n");
+	bool ok = write_text(dir, "imports.c", b.s);
+	sb_free(&b);
+	free(symvers);
+	return ok;
+}
+
+static void show_tail(const char *output, int lines)
+{
+	if (!output)
+		return;
+	const char *p = output + strlen(output);
+	int n = 0;
+	while (p > output && n <= lines)
+		if (*--p == '\n')
+			n++;
+	fprintf(stderr, "%s\n", p);
+}
+
+/* Steps 1-4 in dir; false (reported) on failure. */
+static bool build_stub(struct session *s, const char *dir, const struct ptrvec *files,
+		       const char *kbuild_dir)
+{
+	mkdir_p(dir, 0755);
+	char *compat = path_join(dir, "compat");
+	mkdir_p(compat, 0755);
+	free(compat);
+	struct strbuf objs;
+	sb_init(&objs);
+	for (size_t i = 0; i < files->n; i++) {
+		const char *rel = files->v[i];
+		if (starts_with(rel, "compat/probes/"))
+			continue;
+		char *from = path_join(s->runtime_dir, rel);
+		char *to = path_join(dir, rel);
+		bool ok = copy_file(from, to, 0644);
+		free(from);
+		free(to);
+		if (!ok) {
+			fprintf(stderr, "stap: cannot copy the runtime file %s: %s\n", rel,
+				strerror(errno));
+			return false;
+		}
+		size_t n = strlen(rel);
+		if (!strchr(rel, '/') && rel[n - 1] == 'c')
+			sb_printf(&objs, " %.*s.o", (int)(n - 2), rel);
+	}
+	if (!probe_features(s, dir, files, kbuild_dir) || !write_imports(dir, kbuild_dir)) {
+		fprintf(stderr, "stap: cannot prepare the runtime stub in %s\n", dir);
+		return false;
+	}
+	char *kbuild = xasprintf("# Generated by stap: the Tapline runtime stub.\n"
+				 "obj-m := %s.o\n%s-y :=%s imports.o\nccflags-y := -I$(src)\n",
+				 STUB_MODULE_NAME, STUB_MODULE_NAME, objs.s);
+	write_text(dir, "Kbuild", kbuild);
+	free(kbuild);
+	sb_free(&objs);
+
+	char *out = NULL;
+	uint64_t t0 = now_ns();
+	int rc = run_make(kbuild_dir, dir, "modules", false, &out);
+	if (rc != 0) {
+		fprintf(stderr, "stap: building the runtime stub for kernel %s failed:\n",
+			s->kernel->release);
+		show_tail(out, 40);
+		fprintf(stderr, "stap: the stub's build directory is %s\n", dir);
+		free(out);
+		return false;
+	}
+	free(out);
+	if (s->verbose)
+		fprintf(stderr, "Built the runtime stub for %s in %llu ms (%s)\n", s->kernel->release,
+			(unsigned long long)((now_ns() - t0) / 1000000), dir);
+
+	/* The compile and objtool commands, from one runtime object's .cmd file. */
+	char *cmd_file = path_join(dir, ".session.o.cmd");
+	char *cc_full = kbuild_command(cmd_file);
+	free(cmd_file);
+	cmd_file = xasprintf("%s/.%s.ko.cmd", dir, STUB_MODULE_NAME);
+	char *ld_full = kbuild_command(cmd_file);
+	free(cmd_file);
+	if (!cc_full || !ld_full) {
+		fprintf(stderr, "stap: cannot read the kbuild commands of the stub in %s\n", dir);
+		free(cc_full);
+		free(ld_full);
+		return false;
+	}
+	char *objtool = NULL, *semi = strstr(cc_full, "; ");
+	if (semi) {
+		*semi = 0;
+		objtool = xstrdup(trim(semi + 2));
+	}
+	char *obj = path_join(dir, "session.o");
+	char *src = path_join(dir, "session.c");
+	char *cc1 = drop_word(trim(cc_full), "-Wp,-MMD,");
+	char *cc2 = replace_all(cc1, obj, "@OBJ@");
+	char *cc = replace_all(cc2, src, "@SRC@");
+	free(cc1);
+	free(cc2);
+	char *objtool_cmd = objtool ? replace_all(objtool, obj, "@OBJ@") : xstrdup("");
+	free(objtool);
+	free(obj);
+	free(src);
+
+	/* ld ... -o DIR/NAME.ko DIR/NAME.o DIR/NAME.mod.o; "; true" and the like after. */
+	char *ld_semi = strstr(ld_full, ";");
+	if (ld_semi)
+		*ld_semi = 0;
+	char *ko = xasprintf("%s/%s.ko", dir, STUB_MODULE_NAME);
+	char *o = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
+	char *mod_o = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
+	char *inputs = xasprintf("%s %s", o, mod_o);
+	char *ld1 = replace_all(trim(ld_full), inputs, "@IN@");
+	char *ld = replace_all(ld1, ko, "@OUT@");
+	bool ok = strstr(cc, "@SRC@") && strstr(cc, "@OBJ@") && strstr(ld, "@IN@") &&
+		  strstr(ld, "@OUT@");
+	if (ok) {
+		write_text(dir, "cc.cmd", cc);
+		write_text(dir, "objtool.cmd", objtool_cmd);
+		write_text(dir, "ld.cmd", ld);
+	} else {
+		fprintf(stderr, "stap: the stub's kbuild commands have an unexpected shape (%s)\n",
+			dir);
+	}
+	free(ld1);
+	free(ld);
+	free(inputs);
+	free(ko);
+	free(o);
+	free(mod_o);
+	free(cc);
+	free(objtool_cmd);
+	free(cc_full);
+	free(ld_full);
+	return ok;
+}
+
+static struct stub *load_stub(const char *dir, const char *kbuild_dir)
+{
+	struct stub *st = xcalloc(1, sizeof *st);
+	st->dir = xstrdup(dir);
+	st->kbuild_dir = xstrdup(kbuild_dir);
+	st->cc = read_text(dir, "cc.cmd");
+	st->objtool = read_text(dir, "objtool.cmd");
+	st->ld = read_text(dir, "ld.cmd");
+	st->runtime_obj = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
+	st->mod_obj = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
+	st->include_dir = xstrdup(dir);
+	if (!st->cc || !st->objtool || !st->ld || !file_exists(st->runtime_obj) ||
+	    !file_exists(st->mod_obj))
+		return NULL;
+	return st;
+}
+
+struct stub *stub_get(struct session *s)
+{
+	const struct kernel *k = s->kernel;
+	if (!k->build_dir) {
+		fprintf(stderr,
+			"stap: no build tree /lib/modules/%s/build for kernel %s; install the "
+			"package linux-headers-%s\n",
+			k->release, k->release, k->release);
+		return NULL;
+	}
+	struct ptrvec files = { 0 };
+	list_runtime(s->runtime_dir, NULL, &files);
+	if (!files.n) {
+		fprintf(stderr, "stap: no runtime sources in %s\n", s->runtime_dir);
+		return NULL;
+	}
+	uint64_t h = runtime_hash(s->runtime_dir, &files);
+	char *root = cache_dir("stub");
+	char *name = xasprintf("%s-%.16s-%016llx", k->release, k->build_id, (unsigned long long)h);
+	char *dir = path_join(root, name);
+	char *ready = path_join(dir, "ready");
+	struct stub *st = NULL;
+	bool built = false;
+
+	if (file_exists(ready)) {
+		st = load_stub(dir, k->build_dir);
+		goto done;
+	}
+	/* One builder at a time per stub; the others wait, then find it ready. */
+	char *lock_path = xasprintf("%s/.%s.lock", root, name);
+	int lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	free(lock_path);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
+	if (file_exists(ready)) {
+		st = load_stub(dir, k->build_dir);
+	} else {
+		if (s->verbose)
+			fprintf(stderr, "Building the runtime stub for kernel %s (once per kernel)\n",
+				k->release);
+		remove_tree(dir);
+		built = true;
+		if (build_stub(s, dir, &files, k->build_dir)) {
+			write_text(dir, "ready", "");
+			st = load_stub(dir, k->build_dir);
+		}
+	}
+	if (lock >= 0)
+		close(lock);
+done:
+	if (!st && !built)
+		fprintf(stderr, "stap: the runtime stub in %s is unusable; remove it to rebuild\n", dir);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.v[i]);
+	pv_free(&files);
+	free(root);
+	free(name);
+	free(dir);
+	free(ready);
+	return st;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Every diagnostic the translator can give, with a stable name. The name is
+ * printed after the message ("[unknown-function]") and each one is explained
+ * in doc/diagnostics.md; tests match on it. Add new codes at the end of their
+ * group; never reuse a name for a different meaning.
+ *
+ * DIAG(enum name, printed name)
+ */
+/* pass 1: reading and parsing */
+DIAG(D_SYNTAX, "syntax")
+DIAG(D_BAD_CHAR, "bad-char")
+DIAG(D_BAD_STRING, "bad-string")
+DIAG(D_BAD_NUMBER, "bad-number")
+DIAG(D_UNTERMINATED_COMMENT, "unterminated-comment")
+DIAG(D_UNSUPPORTED, "unsupported")
+/* pass 2: names */
+DIAG(D_REDEFINED, "redefined")
+DIAG(D_UNKNOWN_FUNCTION, "unknown-function")
+DIAG(D_UNKNOWN_VARIABLE, "unknown-variable")
+DIAG(D_SHADOWS_GLOBAL, "shadows-global")
+DIAG(D_NEVER_ASSIGNED, "never-assigned")
+DIAG(D_UNUSED, "unused")
+/* pass 2: types */
+DIAG(D_TYPE_MISMATCH, "type-mismatch")
+DIAG(D_TYPE_UNKNOWN, "type-unknown")
+DIAG(D_WRONG_ARGS, "wrong-arguments")
+DIAG(D_BAD_FORMAT, "bad-format")
+DIAG(D_NOT_ASSIGNABLE, "not-assignable")
+DIAG(D_VOID_VALUE, "void-value")
+/* pass 2: control flow */
+DIAG(D_MISPLACED, "misplaced-statement")
+/* pass 2: probe points */
+DIAG(D_NO_PROBES, "no-probes")
+DIAG(D_UNKNOWN_PROBE, "unknown-probe-point")
+DIAG(D_BAD_PROBE_ARG, "bad-probe-argument")
+DIAG(D_UNKNOWN_KERNEL_FUNCTION, "unknown-kernel-function")
+DIAG(D_TARGET_VARIABLE, "target-variable")
+/* passes 3 to 5: the environment and the build */
+DIAG(D_ENVIRONMENT, "environment")
+DIAG(D_BUILD, "build-failed")
+DIAG(D_OPTION, "bad-option")

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Diagnostics with source lines and carets; see diag.h. */
+#include "front/diag.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const code_names[] = {
+#define DIAG(id, name) [id] = name,
+#include "front/diag-codes.h"
+#undef DIAG
+};
+
+static int nerrors;
+static bool warnings_on = true;
+/* Notes and hints of a suppressed warning are suppressed with it. */
+static bool last_shown = true;
+
+const char *diag_code_name(enum diag_code code)
+{
+	return code < D_NCODES ? code_names[code] : "?";
+}
+
+void diag_set_warnings(int enabled)
+{
+	warnings_on = enabled;
+}
+
+int diag_errors(void)
+{
+	return nerrors;
+}
+
+static void show_line(struct loc loc)
+{
+	size_t len;
+	const char *line = src_line(loc.file, loc.line, &len);
+	if (!line)
+		return;
+	fprintf(stderr, "    %.*s\n    ", (int)len, line);
+	/* Keep tabs so the caret lines up under the same column. */
+	for (int i = 1; i < loc.col && (size_t)(i - 1) < len; i++)
+		fputc(line[i - 1] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void print_loc(struct loc loc)
+{
+	const struct source *s = src_get(loc.file);
+	if (s)
+		fprintf(stderr, "%s:%d:%d: ", s->name, loc.line, loc.col);
+	else
+		fputs("stap: ", stderr);
+}
+
+static void report(const char *kind, struct loc loc, enum diag_code code, const char *fmt,
+		   va_list ap)
+{
+	fflush(stdout);
+	print_loc(loc);
+	fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " [%s]\n", diag_code_name(code));
+	show_line(loc);
+}
+
+void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("error", loc, code, fmt, ap);
+	va_end(ap);
+	last_shown = true;
+	if (++nerrors >= DIAG_MAX_ERRORS) {
+		fprintf(stderr, "stap: too many errors (%d), stopping\n", nerrors);
+		exit(1);
+	}
+}
+
+void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
+{
+	last_shown = warnings_on;
+	if (!warnings_on)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report("warning", loc, code, fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(struct loc loc, const char *fmt, ...)
+{
+	if (!last_shown)
+		return;
+	va_list ap;
+	print_loc(loc);
+	fputs("note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	show_line(loc);
+}
+
+void diag_hint(const char *fmt, ...)
+{
+	if (!last_shown)
+		return;
+	va_list ap;
+	fputs("hint: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Damerau-Levenshtein (optimal string alignment) distance, capped at cap+1. */
+static int edit_distance(const char *a, const char *b, int cap)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	if (abs(la - lb) > cap)
+		return cap + 1;
+	int *prev2 = xcalloc((size_t)lb + 1, sizeof(int));
+	int *prev = xcalloc((size_t)lb + 1, sizeof(int));
+	int *cur = xcalloc((size_t)lb + 1, sizeof(int));
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		int rowmin = cur[0];
+		for (int j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+			if (d < rowmin)
+				rowmin = d;
+		}
+		int *t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+		if (rowmin > cap)
+			break;
+	}
+	/* A row whose minimum passed the cap can only grow: stop early. */
+	int d = la > 0 && prev[0] != la ? cap + 1 : prev[lb];
+	free(prev2);
+	free(prev);
+	free(cur);
+	return d > cap ? cap + 1 : d;
+}
+
+void suggest_init(struct suggest *s, const char *want)
+{
+	memset(s, 0, sizeof *s);
+	s->want = want;
+}
+
+void suggest_offer(struct suggest *s, const char *candidate)
+{
+	if (!strcmp(candidate, s->want))
+		return;
+	/* Allow about one edit per three characters: "pirntf" finds "printf",
+	 * but short names do not match everything. */
+	int cap = (int)strlen(s->want) / 3;
+	if (cap < 1)
+		cap = 1;
+	if (cap > 4)
+		cap = 4;
+	int d = edit_distance(s->want, candidate, cap);
+	if (d > cap)
+		return;
+	for (int i = 0; i < 3; i++) {
+		if (s->best[i] && !strcmp(s->best[i], candidate))
+			return;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!s->best[i] || d < s->dist[i] ||
+		    (d == s->dist[i] && strcmp(candidate, s->best[i]) < 0)) {
+			for (int k = 2; k > i; k--) {
+				s->best[k] = s->best[k - 1];
+				s->dist[k] = s->dist[k - 1];
+			}
+			s->best[i] = candidate;
+			s->dist[i] = d;
+			return;
+		}
+	}
+}
+
+int suggest_hint(const struct suggest *s, const char *what)
+{
+	int n = 0;
+	while (n < 3 && s->best[n])
+		n++;
+	if (n == 0)
+		return 0;
+	struct strbuf b;
+	sb_init(&b);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_puts(&b, i == n - 1 ? " or " : ", ");
+		sb_printf(&b, "'%s'", s->best[i]);
+	}
+	diag_hint("did you mean %s%s%s?", what ? what : "", what ? " " : "", b.s);
+	sb_free(&b);
+	return n;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Diagnostics, GCC-style so editors can jump to them:
+ *
+ *   script.stp:3:9: error: unknown function 'pirntf' [unknown-function]
+ *       pirntf("%d\n", x)
+ *       ^
+ *   hint: did you mean 'printf'?
+ *
+ * Every pass reports through here. Errors are counted; after DIAG_MAX_ERRORS
+ * the run stops. diag_note and diag_hint attach to the diagnostic just given.
+ */
+#ifndef TAPLINE_DIAG_H
+#define TAPLINE_DIAG_H
+
+#include <stddef.h>
+
+#include "front/source.h"
+
+enum diag_code {
+#define DIAG(id, name) id,
+#include "front/diag-codes.h"
+#undef DIAG
+	D_NCODES
+};
+
+#define DIAG_MAX_ERRORS 20
+
+void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_note(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int diag_errors(void);
+const char *diag_code_name(enum diag_code code);
+/* Suppress warnings (-w). */
+void diag_set_warnings(int enabled);
+
+/*
+ * "Did you mean" suggestions: offer each candidate name, then ask for the
+ * best few (those within a small edit distance of the wanted name).
+ */
+struct suggest {
+	const char *want;
+	const char *best[3];
+	int dist[3];
+};
+void suggest_init(struct suggest *s, const char *want);
+void suggest_offer(struct suggest *s, const char *candidate);
+/* Print "hint: did you mean 'a', 'b' or 'c'?" when there is a candidate; returns how many. */
+int suggest_hint(const struct suggest *s, const char *what);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stap: a probe script becomes a kernel module and runs. The passes, in
+ * order; `-p N` stops after pass N and prints what it produced.
+ *
+ *   1 parse      script and tapsets -> syntax tree          front/
+ *   2 elaborate  names, probe points, types                 sema/ (asks debuginfo/)
+ *   3 translate  -> C that calls only the runtime API       back/codegen.c
+ *   4 build      C + prebuilt runtime stub -> NAME.ko       back/build.c
+ *   5 run        staprun, locally or in a guest (--vm)      run/
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "back/back.h"
+#include "debuginfo/kernel.h"
+#include "front/diag.h"
+#include "front/front.h"
+#include "options.h"
+#include "run/run.h"
+#include "run/vm.h"
+#include "sema/sema.h"
+#include "session.h"
+
+struct pass_clock {
+	struct session *s;
+	uint64_t start;
+};
+
+static struct pass_clock pass_begin(struct session *s)
+{
+	return (struct pass_clock){ s, now_ns() };
+}
+
+static void pass_end(struct pass_clock pc, int pass, const char *what)
+{
+	if (!pc.s->verbose)
+		return;
+	fprintf(stderr, "Pass %d: %s in %.1f ms (rss %ld MiB)\n", pass, what,
+		(double)(now_ns() - pc.start) / 1e6, rss_kb() / 1024);
+}
+
+/* Tapline's own files: the source tree when stap runs from its build tree. */
+static void locate_files(struct session *s)
+{
+	char *build_translator = path_join(TAPLINE_BUILDDIR, "translator");
+	bool in_tree = !strcmp(self_dir(), build_translator);
+	free(build_translator);
+	const char *data = getenv("TAPLINE_DATADIR");
+	if (!data)
+		data = in_tree ? TAPLINE_SRCDIR : TAPLINE_PKGDATADIR;
+	s->runtime_dir = path_join(data, "runtime");
+	s->tapset_dir = path_join(data, "tapsets");
+	s->staprun_path = in_tree ? path_join(TAPLINE_BUILDDIR, "staprun/staprun")
+				  : path_join(TAPLINE_LIBEXECDIR, "staprun");
+}
+
+static int pass1_parse(struct session *s)
+{
+	struct program *prog = &s->prog;
+	int file;
+	if (s->script_text) {
+		file = src_add("<input>", xstrdup(s->script_text), strlen(s->script_text), false);
+	} else {
+		file = src_load(s->script_file, false);
+		if (file < 0)
+			fatal("cannot read %s: %m", s->script_file);
+	}
+	prog->user_file = file;
+	int errors = parse_file(file, &prog->decls);
+	prog->ntapset_files = tapset_load_dir(s->tapset_dir, &prog->decls);
+	if (prog->ntapset_files < 0)
+		fatal("no tapset directory %s", s->tapset_dir);
+	for (size_t i = 0; i < s->include_dirs.n; i++) {
+		int n = tapset_load_dir(s->include_dirs.v[i], &prog->decls);
+		if (n < 0)
+			fatal("-I %s: not a directory", (char *)s->include_dirs.v[i]);
+		prog->ntapset_files += n;
+	}
+	return errors;
+}
+
+static void print_user_decls(const struct session *s)
+{
+	for (size_t i = 0; i < s->prog.decls.n; i++) {
+		const struct node *d = s->prog.decls.v[i];
+		if (d->loc.file == s->prog.user_file)
+			ast_print_decl(stdout, d);
+	}
+}
+
+/* -r, else the running kernel; with --vm, the newest installed one. */
+static void choose_release(struct session *s)
+{
+	if (s->release)
+		return;
+	if (s->vm) {
+		s->release = vm_default_release();
+		if (!s->release)
+			fatal("no kernel image in /boot to boot in the guest; install the package "
+			      "linux-image-amd64");
+		return;
+	}
+	s->release = kernel_running_release();
+	char *vmlinuz = xasprintf("/boot/vmlinuz-%s", s->release);
+	char *build = xasprintf("/lib/modules/%s/build", s->release);
+	bool have = file_exists(vmlinuz) || file_exists(build);
+	free(vmlinuz);
+	free(build);
+	char *installed = vm_default_release();
+	if (!have && installed)
+		fprintf(stderr,
+			"stap: note: the running kernel %s is not installed here; for the installed "
+			"kernel %s, use -r %s or --vm\n",
+			s->release, installed, installed);
+	free(installed);
+}
+
+int main(int argc, char **argv)
+{
+	struct session sess = { 0 };
+	struct session *s = &sess;
+	options_parse(s, argc, argv);
+	locate_files(s);
+
+	struct pass_clock pc = pass_begin(s);
+	pass1_parse(s);
+	if (diag_errors())
+		return 1;
+	char *what = xasprintf("parsed the script and %d tapset files", s->prog.ntapset_files);
+	pass_end(pc, 1, what);
+	free(what);
+	if (s->last_pass == 1) {
+		print_user_decls(s);
+		return 0;
+	}
+
+	pc = pass_begin(s);
+	choose_release(s);
+	s->kernel = kernel_open(s->release, s->verbose > 0);
+	if (!s->kernel)
+		return 1;
+	if (sema_elaborate(s))
+		return 1;
+	what = xasprintf("resolved %zu probes, %zu functions and %zu globals against kernel %s",
+			 s->prog.probes.n, s->prog.functions.n, s->prog.globals.n, s->release);
+	pass_end(pc, 2, what);
+	free(what);
+	if (s->last_pass == 2) {
+		sema_print(s, stdout);
+		return 0;
+	}
+
+	pc = pass_begin(s);
+	const struct source *user = src_get(s->prog.user_file);
+	if (!s->module_name)
+		s->module_name = options_default_module_name(s, user->text, user->len);
+	char *c_text = cg_translate(s);
+	if (diag_errors())
+		return 1;
+	s->tmpdir = make_temp_dir("tapline");
+	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
+	if (!write_file(s->c_file, c_text, strlen(c_text)))
+		fatal("cannot write %s: %m", s->c_file);
+	pass_end(pc, 3, "translated to C");
+	int status = 0;
+	if (s->last_pass == 3) {
+		fputs(c_text, stdout);
+		goto done;
+	}
+
+	pc = pass_begin(s);
+	if (build_module(s)) {
+		status = 1;
+		goto done;
+	}
+	pass_end(pc, 4, "built the module");
+	if (s->last_pass == 4) {
+		/* Like SystemTap: the module lands in the current directory. */
+		char *dest = xasprintf("%s.ko", s->module_name);
+		if (!copy_file(s->ko_file, dest, 0644))
+			fatal("cannot write %s: %m", dest);
+		printf("%s\n", dest);
+		free(dest);
+		goto done;
+	}
+
+	pc = pass_begin(s);
+	status = run_module(s);
+	pass_end(pc, 5, "ran the module");
+done:
+	if (s->keep_temps)
+		fprintf(stderr, "stap: keeping the temporary directory %s\n", s->tmpdir);
+	else
+		remove_tree(s->tmpdir);
+	free(c_text);
+	return status;
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The command line, SystemTap's where it has an equivalent. Everything it
+ * decides goes into struct session; nothing else reads argv.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "front/diag.h"
+#include "options.h"
+
+static const struct {
+	const char *name;
+	long long def;
+	const char *what;
+} limit_info[] = {
+#define X(name, def, what) { #name, def, what },
+	LIMITS(X)
+#undef X
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: stap [options] SCRIPT.stp\n"
+		"       stap [options] -e 'SCRIPT'\n"
+		"\n"
+		"Translate a probe script into a kernel module and run it.\n"
+		"\n"
+		"  -e SCRIPT     the script itself instead of a file\n"
+		"  -p N          stop after pass N and print its result:\n"
+		"                1 parse, 2 elaborate, 3 translate to C, 4 build the module, 5 run\n"
+		"  -v            say what each pass did and how long it took (repeat for more)\n"
+		"  -k            keep the temporary directory and say where it is\n"
+		"  -m NAME       name of the module (default: stap_ and a hash of the script)\n"
+		"  -r RELEASE    build for kernel RELEASE (default: the running kernel; with --vm,\n"
+		"                the newest installed one)\n"
+		"  -o FILE       write the script's output to FILE\n"
+		"  -c CMD        run CMD while the script runs; the script stops when it exits;\n"
+		"                target() is its process id\n"
+		"  -x PID        target() returns PID\n"
+		"  -D NAME=VAL   set a runtime limit (MAXACTION, MAXSTRINGLEN, MAXNESTING,\n"
+		"                MAXTRYLOCK, MAXSKIPPED, MAXACTIVE, MAXACTION_INTERRUPTIBLE)\n"
+		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
+		"  -I DIR        also read tapsets from DIR\n"
+		"  -w            no warnings\n"
+		"  --vm          run pass 5 in a throwaway qemu guest booting the target kernel\n"
+		"  --vm-timeout=S  stop the guest after S seconds (default: no limit)\n"
+		"  -h, --help    this text\n"
+		"  -V, --version the version\n");
+}
+
+static long long parse_number(const char *text, const char *what)
+{
+	char *end;
+	long long v = strtoll(text, &end, 0);
+	if (!*text || *end || v < 0)
+		fatal("%s must be a non-negative number, not '%s'", what, text);
+	return v;
+}
+
+static void set_limit(struct session *s, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		fatal("-D wants NAME=VALUE, e.g. -D MAXACTION=10000 (got '%s')", arg);
+	char *name = xstrndup(arg, (size_t)(eq - arg));
+	for (int i = 0; i < NLIMITS; i++) {
+		if (!strcmp(name, limit_info[i].name)) {
+			s->limits[i] = parse_number(eq + 1, name);
+			s->limit_set[i] = true;
+			free(name);
+			return;
+		}
+	}
+	struct suggest sg;
+	suggest_init(&sg, name);
+	for (int i = 0; i < NLIMITS; i++)
+		suggest_offer(&sg, limit_info[i].name);
+	fprintf(stderr, "stap: -D %s: unknown limit\n", name);
+	suggest_hint(&sg, NULL);
+	exit(1);
+}
+
+static bool valid_module_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > OPTIONS_MAX_MODULE_NAME)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+void options_parse(struct session *s, int argc, char **argv)
+{
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "vm", no_argument, NULL, OPT_VM },
+		{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	for (int i = 0; i < NLIMITS; i++)
+		s->limits[i] = limit_info[i].def;
+	s->last_pass = 5;
+	int c;
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:whV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			s->script_text = optarg;
+			break;
+		case 'p':
+			s->last_pass = (int)parse_number(optarg, "-p");
+			if (s->last_pass < 1 || s->last_pass > 5)
+				fatal("-p takes a pass number from 1 to 5, not %s", optarg);
+			break;
+		case 'v':
+			s->verbose++;
+			break;
+		case 'k':
+			s->keep_temps = true;
+			break;
+		case 'm':
+			if (!valid_module_name(optarg))
+				fatal("module name '%s' must be 1 to %d letters, digits or '_'", optarg,
+				      OPTIONS_MAX_MODULE_NAME);
+			s->module_name = optarg;
+			break;
+		case 'r':
+			s->release = optarg;
+			break;
+		case 'o':
+			s->output_file = optarg;
+			break;
+		case 'c':
+			s->target_cmd = optarg;
+			break;
+		case 'x':
+			s->target_pid = (long)parse_number(optarg, "-x");
+			break;
+		case 'D':
+			set_limit(s, optarg);
+			break;
+		case 's':
+			s->limits[LIMIT_BUFFER_KB] = parse_number(optarg, "-s") * 1024;
+			s->limit_set[LIMIT_BUFFER_KB] = true;
+			break;
+		case 'I':
+			pv_push(&s->include_dirs, optarg);
+			break;
+		case 'w':
+			s->no_warnings = true;
+			break;
+		case OPT_VM:
+			s->vm = true;
+			break;
+		case OPT_VM_TIMEOUT:
+			s->vm_timeout = (int)parse_number(optarg, "--vm-timeout");
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("Tapline stap %s (runtime API %d)\n", TAPLINE_VERSION, 1);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stap --help'.\n");
+			exit(1);
+		}
+	}
+	if (s->script_text) {
+		if (optind < argc)
+			fatal("unexpected argument '%s' (script arguments are not supported yet)",
+			      argv[optind]);
+	} else if (optind < argc) {
+		s->script_file = argv[optind++];
+		if (optind < argc)
+			fatal("unexpected argument '%s' (script arguments are not supported yet)",
+			      argv[optind]);
+	} else {
+		usage(stderr);
+		exit(1);
+	}
+	if (s->target_cmd && s->target_pid)
+		fatal("-c and -x cannot be used together");
+	if (s->limits[LIMIT_MAXSTRINGLEN] < 16 || s->limits[LIMIT_MAXSTRINGLEN] > 65536)
+		fatal("MAXSTRINGLEN must be between 16 and 65536");
+	if (s->limits[LIMIT_MAXNESTING] < 1 || s->limits[LIMIT_MAXNESTING] > 1000)
+		fatal("MAXNESTING must be between 1 and 1000");
+	if (s->limits[LIMIT_BUFFER_KB] < 16 || s->limits[LIMIT_BUFFER_KB] > 1024 * 1024)
+		fatal("the output buffer (-s) must be between 1 and 1024 MiB");
+	diag_set_warnings(!s->no_warnings);
+}
+
+/* SystemTap's default module name: stap_ and a hash of what was compiled. */
+char *options_default_module_name(const struct session *s, const char *script, size_t len)
+{
+	uint64_t h = hash_bytes(HASH_INIT, script, len);
+	h = hash_bytes(h, s->release, strlen(s->release));
+	h = hash_bytes(h, s->limits, sizeof s->limits);
+	return xasprintf("stap_%016llx", (unsigned long long)h);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 5. Locally, stap runs staprun on the module and waits (staprun and
+ * stap both see a Ctrl-C; staprun stops the script, stap waits for it).
+ * With --vm, the module and a static staprun go into a guest booting the
+ * target kernel; the script's output streams back, and the guest's kernel
+ * log is checked for trouble before the run counts as a success.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "debuginfo/kernel.h"
+#include "run/run.h"
+#include "run/vm.h"
+#include "util.h"
+
+static void add_arg(struct ptrvec *argv, const char *a)
+{
+	pv_push(argv, (void *)a);
+}
+
+/* staprun's arguments other than the module. */
+static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_vm)
+{
+	if (s->verbose > 1)
+		add_arg(argv, "-v");
+	if (s->output_file && !for_vm) {
+		add_arg(argv, "-o");
+		add_arg(argv, s->output_file);
+	}
+	if (s->target_cmd) {
+		add_arg(argv, "-c");
+		add_arg(argv, s->target_cmd);
+	}
+	if (s->target_pid) {
+		add_arg(argv, "-x");
+		add_arg(argv, xasprintf("%ld", s->target_pid));
+	}
+}
+
+static int run_in_vm(struct session *s)
+{
+	if (!vm_available(s->release, true))
+		return 1;
+	char *guest_ko = xasprintf("/m/%s.ko", s->module_name);
+	struct vm_file files[] = {
+		{ s->staprun_path, "/bin/staprun", 0755 },
+		{ s->ko_file, guest_ko, 0644 },
+	};
+	struct ptrvec argv = { 0 };
+	add_arg(&argv, "staprun");
+	staprun_args(s, &argv, true);
+	add_arg(&argv, guest_ko);
+	struct strbuf cmd;
+	sb_init(&cmd);
+	for (size_t i = 0; i < argv.n; i++) {
+		char *q = vm_shell_quote(argv.v[i]);
+		sb_printf(&cmd, "%s%s", i ? " " : "", q);
+		free(q);
+	}
+	int out_fd = 1;
+	if (s->output_file) {
+		out_fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			fprintf(stderr, "stap: cannot write %s: %s\n", s->output_file, strerror(errno));
+			return 1;
+		}
+	}
+	struct vm_config cfg = {
+		.release = s->release,
+		.files = files,
+		.nfiles = ARRAY_SIZE(files),
+		.timeout_s = s->vm_timeout,
+		.verbose = s->verbose > 0,
+		.keep_dir = NULL,
+	};
+	struct vm_job job = { .name = s->module_name, .command = cmd.s };
+	struct vm_result res = { 0 };
+	int status = vm_run_stream(&cfg, &job, out_fd, 2, &res);
+	if (out_fd != 1)
+		close(out_fd);
+	if (res.trouble) {
+		fprintf(stderr, "stap: the guest kernel reported trouble: %s\n", res.trouble);
+		fprintf(stderr, "stap: guest kernel log:\n%s", res.kernel_log ? res.kernel_log : "");
+		status = 1;
+	} else if (res.timed_out) {
+		fprintf(stderr, "stap: the guest was stopped after %d s (--vm-timeout)\n",
+			s->vm_timeout);
+		status = 1;
+	} else if (status < 0) {
+		fprintf(stderr, "stap: the guest did not finish running the script\n");
+		if (res.kernel_log && *res.kernel_log)
+			fprintf(stderr, "stap: guest kernel log:\n%s", res.kernel_log);
+		status = 1;
+	}
+	vm_result_free(&res);
+	sb_free(&cmd);
+	pv_free(&argv);
+	free(guest_ko);
+	return status;
+}
+
+static int run_local(struct session *s)
+{
+	const char *running = kernel_running_release();
+	if (strcmp(s->release, running) != 0) {
+		fprintf(stderr,
+			"stap: the module is built for kernel %s, but this machine runs %s; run it "
+			"in a guest with --vm, or build for this kernel with -r %s\n",
+			s->release, running, running);
+		return 1;
+	}
+	if (!file_exists("/proc/modules")) {
+		fprintf(stderr,
+			"stap: this kernel cannot load modules (no /proc/modules); run the script "
+			"in a guest with --vm\n");
+		return 1;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "stap: loading a kernel module needs root; run stap as root\n");
+		return 1;
+	}
+	struct ptrvec argv = { 0 };
+	add_arg(&argv, s->staprun_path);
+	staprun_args(s, &argv, false);
+	add_arg(&argv, s->ko_file);
+	add_arg(&argv, NULL);
+	/* staprun handles Ctrl-C (it runs the end probes); stap just waits. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv(s->staprun_path, (char *const *)argv.v);
+		fprintf(stderr, "stap: cannot run %s: %s\n", s->staprun_path, strerror(errno));
+		_exit(127);
+	}
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	pv_free(&argv);
+	if (pid < 0)
+		return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int run_module(struct session *s)
+{
+	return s->vm ? run_in_vm(s) : run_local(s);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 5: run the module. Locally through staprun, or with --vm in a
+ * throwaway guest (vm.c) that boots the target kernel.
+ */
+#ifndef TAPLINE_RUN_H
+#define TAPLINE_RUN_H
+
+#include "session.h"
+
+/* Returns the exit status stap should end with. */
+int run_module(struct session *s);
+
+#endif

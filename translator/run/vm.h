@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guest runner: boots the installed Debian kernel in a throwaway qemu
+ * guest (TCG) with a busybox initramfs, runs shell commands in it and
+ * brings back their output, exit status and kernel log. `stap --vm` runs
+ * pass 5 this way (one streamed job); the test suite batches many checks
+ * into one boot. The host never needs to load a module itself.
+ */
+#ifndef TAPLINE_RUN_VM_H
+#define TAPLINE_RUN_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A host file copied into the initramfs. mode 0: the host file's permission bits. */
+struct vm_file {
+	const char *host_path;
+	const char *guest_path;	/* absolute; not /init or under /tapline */
+	int mode;
+};
+
+/* A shell command run by busybox sh in the guest, in /, with stdin from /dev/null. */
+struct vm_job {
+	const char *name;
+	const char *command;
+	int timeout_s;		/* kill the job (its process group) after this; 0: no limit */
+};
+
+struct vm_config {
+	const char *release;	/* boot /boot/vmlinuz-RELEASE; NULL: vm_default_release() */
+	const struct vm_file *files;
+	size_t nfiles;
+	int timeout_s;		/* whole boot; qemu is killed after it (0: no limit) */
+	int memory_mb;		/* 0: 512 */
+	int cpus;		/* 0: 2 */
+	bool icount;		/* -icount shift=0: guest time follows instructions (benchmarks) */
+	/*
+	 * Boot the kernel's decompressed vmlinux (cached) through PVH instead of
+	 * the bzImage: about 3 s faster under TCG, because the guest no longer
+	 * runs the xz decompressor, but the kernel then runs at its link address
+	 * (no KASLR, as with nokaslr). Leave it off for tests that should see
+	 * a randomized kernel.
+	 */
+	bool fast_boot;
+	const char *kernel_args;	/* appended to the kernel command line, e.g. "nokaslr" */
+	bool verbose;		/* say what it does, and the boot time, on stderr */
+	const char *keep_dir;	/* non-NULL: work in this directory and leave it there */
+};
+
+struct vm_result {
+	int status;		/* the job's exit status; -1 if it never finished */
+	bool started;		/* it began (false: the guest never got to it) */
+	bool timed_out;		/* it did not finish because a timeout (job's or boot's) ran out */
+	char *out;		/* its stdout, exact bytes (NUL added); batch only */
+	size_t out_len;
+	char *err;		/* its stderr; batch only */
+	size_t err_len;
+	char *kernel_log;	/* dmesg lines produced while the job ran */
+	char *trouble;		/* NULL, or the first kernel_log line showing BUG/Oops/WARNING/... */
+};
+
+/*
+ * Check that qemu, the kernel image and a static busybox are there. On
+ * failure print one line naming the Debian package to install (if
+ * print_reason) and return false. release NULL: the newest installed one.
+ */
+bool vm_available(const char *release, bool print_reason);
+
+/* The newest release with a /boot/vmlinuz-RELEASE (malloced), or NULL. */
+char *vm_default_release(void);
+
+/*
+ * Run one job, streaming its stdout to out_fd and stderr to err_fd while it
+ * runs. SIGINT/SIGTERM received while the job runs are forwarded to the
+ * job's process group in the guest (so staprun can run the end probes); a
+ * second SIGINT kills qemu, and so does one received before the job began.
+ * Returns the job status (or -1) and fills res (out/err stay NULL).
+ */
+int vm_run_stream(const struct vm_config *cfg, const struct vm_job *job, int out_fd,
+		  int err_fd, struct vm_result *res);
+
+/*
+ * Run jobs one after the other in one boot and fill results[i]. Returns 0 if
+ * the guest ran them all (a job's own timeout counts as ran), -1 if it died,
+ * timed out or never started (the results say how far it got).
+ */
+int vm_run_batch(const struct vm_config *cfg, const struct vm_job *jobs, size_t njobs,
+		 struct vm_result *results);
+
+void vm_result_free(struct vm_result *res);
+
+/*
+ * Scan a kernel log for trouble: a malloced copy of the first line showing
+ * a BUG, Oops, WARNING, general protection fault, panic, lockup or RCU
+ * stall, or NULL. The notes about loading an unsigned or out-of-tree module
+ * are not trouble, nor are user-space faults ("traps: ..." lines).
+ */
+char *vm_kernel_trouble(const char *log);
+
+/* Quote a string as one word for the guest's sh (malloced). */
+char *vm_shell_quote(const char *s);
+
+#endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Probe points: each point written in a probe becomes one or more concrete
+ * probes (a kprobe on a symbol, a timer with a period, begin/end). Kernel
+ * function names are checked against the target kernel's function list, and
+ * a wildcard expands to every match. A misspelt name gets the closest
+ * names; a point written with '?' that matches nothing is dropped quietly.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo/kernel.h"
+#include "front/diag.h"
+#include "sema/sema.h"
+
+/* Wildcards could name thousands of functions; each is a kprobe. */
+#define MAX_WILDCARD_MATCHES 1000
+
+/* The probe point shapes Tapline knows, for "did you mean". */
+static const char *const known_shapes[] = {
+	"begin", "end", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
+	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "kernel.function",
+	"kernel.function.return", "kernel.function.call", "kprobe.function",
+	"kprobe.function.return",
+};
+
+/* Families that SystemTap has and Tapline will have, but not yet. */
+static const char *const later_families[] = { "module", "process", "syscall", "vfs", "kernel.trace",
+					      "kernel.statement", "perf", "procfs", "netfilter",
+					      "tp_syscall", "scheduler", "ioblock", "signal",
+					      "kprobe.module", "kernel.data", "java", "python2",
+					      "python3", "timer.profile", "timer.jiffies" };
+
+struct comp {
+	const char *name;
+	const struct node *arg; /* N_NUM, N_STR or NULL */
+	struct loc loc;
+};
+
+struct pp_ctx {
+	struct session *s;
+	struct handler *h;
+	struct node *pp;
+	struct comp comps[8];
+	int n;
+};
+
+/* arg: the period of a timer, the priority of begin/end. */
+static void add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol, long long arg)
+{
+	struct probe *p = xcalloc(1, sizeof *p);
+	p->kind = kind;
+	p->pp = c->pp;
+	p->pp_text = ast_probe_point_text(c->pp);
+	p->handler = c->h;
+	p->symbol = symbol ? xstrdup(symbol) : NULL;
+	if (kind == PK_TIMER)
+		p->period_ns = arg;
+	else
+		p->priority = arg;
+	p->optional = c->pp->optional;
+	pv_push(&c->s->prog.probes, p);
+}
+
+static bool comp_is(const struct pp_ctx *c, int i, const char *name)
+{
+	return i < c->n && !strcmp(c->comps[i].name, name);
+}
+
+static char *shape_of(const struct pp_ctx *c)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (int i = 0; i < c->n; i++) {
+		if (i)
+			sb_putc(&b, '.');
+		sb_puts(&b, c->comps[i].name);
+	}
+	return sb_detach(&b);
+}
+
+static bool want_number(const struct pp_ctx *c, int i, bool required, long long *out)
+{
+	const struct comp *k = &c->comps[i];
+	if (!k->arg) {
+		if (required)
+			diag_error(k->loc, D_BAD_PROBE_ARG, "'%s' needs a number in parentheses",
+				   k->name);
+		return !required;
+	}
+	if (k->arg->kind != N_NUM) {
+		diag_error(k->arg->loc, D_BAD_PROBE_ARG, "'%s' takes a number, not a string",
+			   k->name);
+		return false;
+	}
+	*out = k->arg->num;
+	return true;
+}
+
+static void unknown_shape(struct pp_ctx *c)
+{
+	char *shape = shape_of(c);
+	for (size_t i = 0; i < ARRAY_SIZE(later_families); i++) {
+		size_t n = strlen(later_families[i]);
+		if (!strncmp(shape, later_families[i], n) && (shape[n] == 0 || shape[n] == '.')) {
+			diag_error(c->pp->loc, D_UNSUPPORTED,
+				   "'%s' probes are not supported by Tapline yet", later_families[i]);
+			free(shape);
+			return;
+		}
+	}
+	diag_error(c->pp->loc, D_UNKNOWN_PROBE, "unknown probe point '%s'", shape);
+	struct suggest sg;
+	suggest_init(&sg, shape);
+	for (size_t i = 0; i < ARRAY_SIZE(known_shapes); i++)
+		suggest_offer(&sg, known_shapes[i]);
+	if (!suggest_hint(&sg, NULL))
+		diag_hint("known probe points: begin, end, timer.ms(N), timer.s(N), "
+			  "kernel.function(\"name\")[.return], kprobe.function(\"name\")[.return]");
+	free(shape);
+}
+
+static void begin_end(struct pp_ctx *c, enum probe_kind kind)
+{
+	long long prio = 0;
+	if (!want_number(c, 0, false, &prio))
+		return;
+	add_probe(c, kind, NULL, prio);
+}
+
+static void timer(struct pp_ctx *c)
+{
+	static const struct {
+		const char *unit;
+		long long ns;
+	} units[] = { { "ns", 1 },         { "nsec", 1 },       { "us", 1000 },
+		      { "usec", 1000 },    { "ms", 1000000 },   { "msec", 1000000 },
+		      { "s", 1000000000 }, { "sec", 1000000000 }, { "hz", 0 } };
+	if (c->n != 2) {
+		unknown_shape(c);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!comp_is(c, 1, units[i].unit))
+			continue;
+		long long v = 0;
+		if (!want_number(c, 1, true, &v))
+			return;
+		if (v <= 0) {
+			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+				   "a timer period must be positive, not %lld", v);
+			return;
+		}
+		long long period;
+		if (units[i].ns == 0) {
+			period = 1000000000LL / v;
+		} else if (v > 3600LL * 1000000000LL / units[i].ns) {
+			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+				   "timer period is longer than an hour");
+			return;
+		} else {
+			period = v * units[i].ns;
+		}
+		/* Shorter periods would keep a CPU busy in the handler. */
+		if (period < 100000) {
+			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+				   "timer period %lld ns is shorter than the 100 us minimum", period);
+			return;
+		}
+		add_probe(c, PK_TIMER, NULL, period);
+		return;
+	}
+	unknown_shape(c);
+}
+
+static void unknown_kernel_function(struct pp_ctx *c, const struct kernel *k, const char *name,
+				    struct loc loc)
+{
+	diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION, "kernel %s has no function '%s'", k->release,
+		   name);
+	struct suggest sg;
+	suggest_init(&sg, name);
+	for (size_t i = 0; i < k->nfuncs; i++)
+		suggest_offer(&sg, k->funcs[i]);
+	if (!suggest_hint(&sg, NULL))
+		diag_hint("the function names come from %s", k->funcs_from);
+	(void)c;
+}
+
+static void kernel_function(struct pp_ctx *c)
+{
+	const struct comp *fn = &c->comps[1];
+	bool is_return = false;
+	if (c->n == 3 && comp_is(c, 2, "return"))
+		is_return = true;
+	else if (c->n == 3 && comp_is(c, 2, "call") && comp_is(c, 0, "kernel"))
+		is_return = false;
+	else if (c->n != 2) {
+		unknown_shape(c);
+		return;
+	}
+	if (!fn->arg || fn->arg->kind != N_STR) {
+		diag_error(fn->arg ? fn->arg->loc : fn->loc, D_BAD_PROBE_ARG,
+			   "'function' takes a function name in quotes, e.g. function(\"vfs_read\")");
+		return;
+	}
+	const char *name = fn->arg->str;
+	if (strpbrk(name, "@:")) {
+		diag_error(fn->arg->loc, D_UNSUPPORTED,
+			   "function names with a file or line ('%s') need DWARF, which Tapline "
+			   "does not read yet",
+			   name);
+		return;
+	}
+	const struct kernel *k = c->s->kernel;
+	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
+	if (!strpbrk(name, "*?[")) {
+		if (kernel_has_function(k, name))
+			add_probe(c, kind, name, 0);
+		else if (!c->pp->optional)
+			unknown_kernel_function(c, k, name, fn->arg->loc);
+		return;
+	}
+	size_t matches = 0;
+	for (size_t i = 0; i < k->nfuncs; i++)
+		if (fnmatch(name, k->funcs[i], 0) == 0)
+			matches++;
+	if (matches == 0 && !c->pp->optional) {
+		diag_error(fn->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+			   "no function of kernel %s matches '%s'", k->release, name);
+		return;
+	}
+	if (matches > MAX_WILDCARD_MATCHES) {
+		diag_error(fn->arg->loc, D_BAD_PROBE_ARG,
+			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
+			   "wildcard",
+			   name, matches, MAX_WILDCARD_MATCHES);
+		diag_hint("narrow the pattern");
+		return;
+	}
+	for (size_t i = 0; i < k->nfuncs; i++)
+		if (fnmatch(name, k->funcs[i], 0) == 0)
+			add_probe(c, kind, k->funcs[i], 0);
+}
+
+static void resolve_point(struct session *s, struct handler *h, struct node *pp)
+{
+	struct pp_ctx c = { .s = s, .h = h, .pp = pp };
+	for (struct node *k = pp->list; k; k = k->next) {
+		if (c.n == (int)ARRAY_SIZE(c.comps)) {
+			unknown_shape(&c);
+			return;
+		}
+		c.comps[c.n++] = (struct comp){ k->name, k->lhs, k->loc };
+	}
+	if (c.n == 1 && comp_is(&c, 0, "begin"))
+		begin_end(&c, PK_BEGIN);
+	else if (c.n == 1 && comp_is(&c, 0, "end"))
+		begin_end(&c, PK_END);
+	else if (c.n == 1 && comp_is(&c, 0, "never"))
+		; /* a probe that never fires: the body is still checked */
+	else if (comp_is(&c, 0, "timer"))
+		timer(&c);
+	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
+		kernel_function(&c);
+	else
+		unknown_shape(&c);
+}
+
+/* Stable insertion sort of one kind's probes by priority (the list is short). */
+static void sort_by_priority(struct ptrvec *v)
+{
+	for (size_t i = 1; i < v->n; i++) {
+		struct probe *p = v->v[i];
+		size_t j = i;
+		for (; j > 0 && ((struct probe *)v->v[j - 1])->priority > p->priority; j--)
+			v->v[j] = v->v[j - 1];
+		v->v[j] = p;
+	}
+}
+
+/* begin probes first and end probes last, each in priority order, then
+ * script order: the runtime runs them in the order of the list. */
+static void order_probes(struct ptrvec *probes)
+{
+	struct ptrvec begins = { 0 }, others = { 0 }, ends = { 0 };
+	for (size_t i = 0; i < probes->n; i++) {
+		struct probe *p = probes->v[i];
+		pv_push(p->kind == PK_BEGIN ? &begins : p->kind == PK_END ? &ends : &others, p);
+	}
+	sort_by_priority(&begins);
+	sort_by_priority(&ends);
+	probes->n = 0;
+	for (size_t i = 0; i < begins.n; i++)
+		pv_push(probes, begins.v[i]);
+	for (size_t i = 0; i < others.n; i++)
+		pv_push(probes, others.v[i]);
+	for (size_t i = 0; i < ends.n; i++)
+		pv_push(probes, ends.v[i]);
+	pv_free(&begins);
+	pv_free(&others);
+	pv_free(&ends);
+}
+
+int probes_resolve(struct session *s)
+{
+	int before = diag_errors();
+	for (size_t i = 0; i < s->prog.handlers.n; i++) {
+		struct handler *h = s->prog.handlers.v[i];
+		for (struct node *pp = h->decl->list; pp; pp = pp->next)
+			resolve_point(s, h, pp);
+	}
+	order_probes(&s->prog.probes);
+	return diag_errors() - before;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one structure the passes share: the options, the parsed script, what
+ * pass 2 resolved, and the files later passes produce. Each pass reads what
+ * earlier passes filled in and adds its own part; none reaches back.
+ */
+#ifndef TAPLINE_SESSION_H
+#define TAPLINE_SESSION_H
+
+#include <stdbool.h>
+
+#include "front/ast.h"
+#include "util.h"
+
+/* Runtime limits, settable with -D NAME=VALUE (names as in SystemTap). */
+#define LIMITS(X)                                                                           \
+	X(MAXACTION, 1000, "statements one probe hit may execute")                            \
+	X(MAXACTION_INTERRUPTIBLE, 10000, "statements a begin or end probe may execute")     \
+	X(MAXNESTING, 10, "depth of nested function calls")                                   \
+	X(MAXSTRINGLEN, 512, "bytes in a string, including its terminating NUL")             \
+	X(MAXTRYLOCK, 1000, "attempts to take a global's lock before a hit is skipped")      \
+	X(MAXSKIPPED, 100, "skipped probe hits before the script is stopped")                \
+	X(MAXACTIVE, 0, "concurrent calls a return probe tracks (0: chosen by CPU count)")   \
+	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")
+
+enum limit_id {
+#define X(name, def, what) LIMIT_##name,
+	LIMITS(X)
+#undef X
+	NLIMITS
+};
+
+enum probe_kind { PK_BEGIN, PK_END, PK_TIMER, PK_KPROBE, PK_KRETPROBE };
+
+/* One probe body; several probe points may share it. */
+struct handler {
+	int index;
+	struct node *decl;       /* the N_PROBE */
+	struct ptrvec vars;      /* its locals (struct symbol *) */
+	struct ptrvec globals_rd, globals_wr; /* including those of called functions */
+	bool uses_return;        /* reads $return */
+};
+
+/* One resolved probe point. */
+struct probe {
+	enum probe_kind kind;
+	struct node *pp;         /* the N_PROBE_POINT */
+	char *pp_text;           /* as written, for messages */
+	struct handler *handler;
+	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
+	long long period_ns;     /* PK_TIMER */
+	long long priority;      /* PK_BEGIN, PK_END: lower runs first */
+	bool optional;
+};
+
+struct program {
+	struct ptrvec decls;     /* pass 1: every declaration of every file */
+	int user_file;           /* source index of the user's script */
+	int ntapset_files;
+	/* pass 2 */
+	struct ptrvec globals;   /* used globals (struct symbol *) */
+	struct ptrvec functions; /* reachable functions (struct symbol *) */
+	struct ptrvec handlers;  /* struct handler * */
+	struct ptrvec probes;    /* struct probe * */
+};
+
+struct kernel;
+
+struct session {
+	/* options */
+	const char *script_file;  /* NULL with -e */
+	const char *script_text;  /* -e */
+	int last_pass;            /* -p; 5 by default */
+	int verbose;
+	bool keep_temps;
+	const char *module_name;
+	const char *release;      /* -r, or chosen in main.c */
+	const char *output_file;
+	const char *target_cmd;   /* -c */
+	long target_pid;          /* -x, 0: none */
+	bool vm;
+	int vm_timeout;
+	bool no_warnings;
+	long long limits[NLIMITS];
+	bool limit_set[NLIMITS];
+	struct ptrvec include_dirs; /* -I */
+
+	/* where Tapline's own files are */
+	char *runtime_dir, *tapset_dir, *staprun_path;
+	char *tmpdir;
+
+	struct program prog;
+	struct kernel *kernel;   /* pass 2 */
+	char *c_file;            /* pass 3 */
+	char *ko_file;           /* pass 4 */
+};
+
+#endif

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Helpers shared by every part of the translator; see util.h. */
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *progname = "stap";
+
+void util_set_progname(const char *name)
+{
+	progname = name;
+}
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		fatal("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		fatal("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		fatal("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		fatal("out of memory");
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void sb_init(struct strbuf *b)
+{
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+void sb_free(struct strbuf *b)
+{
+	free(b->s);
+	sb_init(b);
+}
+
+static void sb_grow(struct strbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	sb_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void sb_puts(struct strbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *b, char c)
+{
+	sb_add(b, &c, 1);
+}
+
+void sb_vprintf(struct strbuf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	sb_grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *sb_detach(struct strbuf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	sb_init(b);
+	return s;
+}
+
+void pv_push(struct ptrvec *pv, void *p)
+{
+	if (pv->n == pv->cap) {
+		pv->cap = pv->cap ? pv->cap * 2 : 8;
+		pv->v = xrealloc(pv->v, pv->cap * sizeof(void *));
+	}
+	pv->v[pv->n++] = p;
+}
+
+void pv_free(struct ptrvec *pv)
+{
+	free(pv->v);
+	pv->v = NULL;
+	pv->n = pv->cap = 0;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct strbuf b;
+	sb_init(&b);
+	sb_grow(&b, 4096);
+	for (;;) {
+		sb_grow(&b, 65536);
+		ssize_t n = read(fd, b.s + b.len, b.cap - b.len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			sb_free(&b);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		b.len += (size_t)n;
+	}
+	close(fd);
+	b.s[b.len] = 0;
+	if (len)
+		*len = b.len;
+	return b.s;
+}
+
+bool write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			errno = e;
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return close(fd) == 0;
+}
+
+bool copy_file(const char *from, const char *to, int mode)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	if (!data)
+		return false;
+	bool ok = write_file(to, data, len) && chmod(to, (mode_t)mode) == 0;
+	free(data);
+	return ok;
+}
+
+bool file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool mkdir_p(const char *path, int mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+			free(p);
+			return false;
+		}
+		*s = '/';
+	}
+	bool ok = mkdir(p, (mode_t)mode) == 0 || errno == EEXIST;
+	free(p);
+	return ok;
+}
+
+void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *sub = path_join(path, e->d_name);
+		struct stat st;
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(sub);
+		else
+			unlink(sub);
+		free(sub);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+char *make_temp_dir(const char *prefix)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+	if (!mkdtemp(tmpl))
+		fatal("cannot create a temporary directory %s: %s", tmpl, strerror(errno));
+	return tmpl;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	return xasprintf("%s%s%s", a, n && a[n - 1] == '/' ? "" : "/", b);
+}
+
+const char *self_dir(void)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+		if (n <= 0)
+			return ".";
+		dir[n] = 0;
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+	}
+	return dir;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+int run_command(const char *const argv[], const char *cwd, char **output)
+{
+	int pipefd[2] = { -1, -1 };
+	if (output && pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (output) {
+			dup2(pipefd[1], 1);
+			dup2(pipefd[1], 2);
+		}
+		if (cwd && chdir(cwd) < 0)
+			_exit(127);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (output) {
+		close(pipefd[1]);
+		struct strbuf b;
+		sb_init(&b);
+		char buf[8192];
+		ssize_t n;
+		while ((n = read(pipefd[0], buf, sizeof buf)) != 0) {
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			sb_add(&b, buf, (size_t)n);
+		}
+		close(pipefd[0]);
+		*output = sb_detach(&b);
+	}
+	return wait_status(pid);
+}
+
+int run_shell(const char *cmd, const char *cwd, char **output)
+{
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	return run_command(argv, cwd, output);
+}
+
+char *find_in_path(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	char *copy = xstrdup(path), *save = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *p = path_join(dir, name);
+		if (access(p, X_OK) == 0) {
+			free(copy);
+			return p;
+		}
+		free(p);
+	}
+	free(copy);
+	return NULL;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+long rss_kb(void)
+{
+	char *s = read_file("/proc/self/status", NULL);
+	long kb = 0;
+	if (s) {
+		char *p = strstr(s, "VmRSS:");
+		if (p)
+			kb = strtol(p + 6, NULL, 10);
+		free(s);
+	}
+	return kb;
+}
+
+char *cache_dir(const char *sub)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *root;
+	if (xdg && *xdg)
+		root = path_join(xdg, "tapline");
+	else if (home && *home)
+		root = xasprintf("%s/.cache/tapline", home);
+	else
+		root = xasprintf("/tmp/tapline-cache-%d", (int)getuid());
+	char *dir = sub ? path_join(root, sub) : xstrdup(root);
+	free(root);
+	if (!mkdir_p(dir, 0755))
+		fatal("cannot create the cache directory %s: %s", dir, strerror(errno));
+	return dir;
+}
+
+uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small helpers every part of the translator uses: allocation that never
+ * returns NULL, a growable string buffer, whole-file I/O, running a command,
+ * timing. Nothing here knows about scripts or kernels.
+ */
+#ifndef TAPLINE_UTIL_H
+#define TAPLINE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
+/* Print "stap: " (or the program name) and the message to stderr, exit 1. */
+void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void util_set_progname(const char *name);
+
+/* A growable, NUL-terminated byte buffer. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+void sb_init(struct strbuf *b);
+void sb_free(struct strbuf *b);
+void sb_add(struct strbuf *b, const char *s, size_t n);
+void sb_puts(struct strbuf *b, const char *s);
+void sb_putc(struct strbuf *b, char c);
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(struct strbuf *b, const char *fmt, va_list ap);
+/* Hand the string to the caller; the buffer is empty afterwards. */
+char *sb_detach(struct strbuf *b);
+
+/* A growable array of pointers. */
+struct ptrvec {
+	void **v;
+	size_t n, cap;
+};
+void pv_push(struct ptrvec *pv, void *p);
+void pv_free(struct ptrvec *pv);
+
+/* Whole-file I/O. read_file returns NULL (errno set) on failure. */
+char *read_file(const char *path, size_t *len);
+bool write_file(const char *path, const void *data, size_t len);
+bool copy_file(const char *from, const char *to, int mode);
+bool file_exists(const char *path);
+bool is_dir(const char *path);
+/* mkdir -p; false on failure with errno set. */
+bool mkdir_p(const char *path, int mode);
+/* rm -rf; best effort. */
+void remove_tree(const char *path);
+/* A fresh directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX. */
+char *make_temp_dir(const char *prefix);
+char *path_join(const char *a, const char *b);
+/* Directory of the running executable (from /proc/self/exe). */
+const char *self_dir(void);
+
+/*
+ * Run argv[0] with argv, in directory cwd (NULL: current), with stdout and
+ * stderr captured into *output (NULL: inherited). Returns the exit status,
+ * or 128+signal, or -1 if it could not be started.
+ */
+int run_command(const char *const argv[], const char *cwd, char **output);
+/* Run "/bin/sh -c cmd" likewise. */
+int run_shell(const char *cmd, const char *cwd, char **output);
+/* Search PATH for an executable; returns a malloced path or NULL. */
+char *find_in_path(const char *name);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t now_ns(void);
+/* Resident set size of this process in kB (from /proc/self/status), 0 if unknown. */
+long rss_kb(void);
+
+/* The user's cache directory for Tapline ($XDG_CACHE_HOME/tapline or
+ * ~/.cache/tapline), created if needed; SUB (may be NULL) is appended. */
+char *cache_dir(const char *sub);
+
+/* FNV-1a, for cache keys. */
+uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
+#define HASH_INIT 0xcbf29ce484222325ULL
+
+#endif
