@@ -17,8 +17,6 @@ DIAG(D_UNSUPPORTED, "unsupported")
 /* pass 2: names */
 DIAG(D_REDEFINED, "redefined")
 DIAG(D_UNKNOWN_FUNCTION, "unknown-function")
-DIAG(D_UNKNOWN_VARIABLE, "unknown-variable")
-DIAG(D_SHADOWS_GLOBAL, "shadows-global")
 DIAG(D_NEVER_ASSIGNED, "never-assigned")
 DIAG(D_UNUSED, "unused")
 /* pass 2: types */
@@ -36,7 +34,3 @@ DIAG(D_UNKNOWN_PROBE, "unknown-probe-point")
 DIAG(D_BAD_PROBE_ARG, "bad-probe-argument")
 DIAG(D_UNKNOWN_KERNEL_FUNCTION, "unknown-kernel-function")
 DIAG(D_TARGET_VARIABLE, "target-variable")
-/* passes 3 to 5: the environment and the build */
-DIAG(D_ENVIRONMENT, "environment")
-DIAG(D_BUILD, "build-failed")
-DIAG(D_OPTION, "bad-option")
