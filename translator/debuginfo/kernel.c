@@ -115,6 +115,30 @@ static bool from_image(struct kernel *k, const char *dir, const char *stamp, boo
 		free(elf);
 		return false;
 	}
+	/*
+	 * BTF lacks the entry points of syscalls without arguments: x86's
+	 * SYSCALL_DEFINE0 makes __x64_sys_NAME an alias of __do_sys_NAME, which
+	 * is in BTF. Add the aliases. A real System.map (Debian ships a stub)
+	 * adds every other text symbol.
+	 */
+	size_t n = k->nfuncs;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(k->funcs[i], "__do_sys_", 9))
+			continue;
+		k->funcs = xrealloc(k->funcs, (k->nfuncs + 1) * sizeof(char *));
+		k->funcs[k->nfuncs++] = xasprintf("__x64_sys_%s", k->funcs[i] + 9);
+	}
+	k->nfuncs = symbols_sort_unique(k->funcs, k->nfuncs);
+	char *sysmap = xasprintf("/boot/System.map-%s", k->release);
+	size_t nsyms = 0;
+	char **syms = symbols_text_names(sysmap, &nsyms);
+	free(sysmap);
+	if (syms) {
+		k->funcs = xrealloc(k->funcs, (k->nfuncs + nsyms) * sizeof(char *));
+		memcpy(k->funcs + k->nfuncs, syms, nsyms * sizeof(char *));
+		k->nfuncs = symbols_sort_unique(k->funcs, k->nfuncs + nsyms);
+		free(syms);
+	}
 	/* Cache for the next run; the stamp goes last so a partial write is stale. */
 	char *p = path_join(dir, "vmlinux.btf");
 	write_file(p, btf, btf_size);
@@ -160,6 +184,9 @@ static bool from_running(struct kernel *k)
 	return true;
 }
 
+/* Bump when what the cache holds changes. */
+#define KERNEL_CACHE_FORMAT 2
+
 struct kernel *kernel_open(const char *release, bool verbose)
 {
 	struct kernel *k = xcalloc(1, sizeof *k);
@@ -184,7 +211,13 @@ struct kernel *kernel_open(const char *release, bool verbose)
 		fprintf(stderr, "stap: cannot read %s: %s\n", k->vmlinuz, strerror(errno));
 		return NULL;
 	}
-	char *stamp = xasprintf("%lld %lld\n", (long long)st.st_size, (long long)st.st_mtime);
+	struct stat map;
+	char *sysmap = xasprintf("/boot/System.map-%s", release);
+	if (stat(sysmap, &map) < 0)
+		memset(&map, 0, sizeof map);
+	free(sysmap);
+	char *stamp = xasprintf("%d %lld %lld %lld %lld\n", KERNEL_CACHE_FORMAT, (long long)st.st_size,
+				(long long)st.st_mtime, (long long)map.st_size, (long long)map.st_mtime);
 	char *sub = xasprintf("kernel/%s", release);
 	char *dir = cache_dir(sub);
 	free(sub);
@@ -193,7 +226,7 @@ struct kernel *kernel_open(const char *release, bool verbose)
 	free(stamp);
 	if (!ok)
 		return NULL;
-	k->funcs_from = xasprintf("the BTF in %s", k->vmlinuz);
+	k->funcs_from = xasprintf("the BTF in %s and /boot/System.map-%s", k->vmlinuz, release);
 	return k;
 }
 

@@ -155,6 +155,8 @@ void ast_quote_string(struct strbuf *b, const char *s, size_t len)
 }
 
 /* Binding strength of binary operators, for printing the minimum of parentheses. */
+/* Binding strength of binary operators (as in parser.y), for printing the
+ * fewest parentheses that keep the meaning. */
 static int op_prec(enum op op)
 {
 	switch (op) {
@@ -170,18 +172,18 @@ static int op_prec(enum op op)
 		return 5;
 	case OP_EQ:
 	case OP_NE:
-		return 6;
 	case OP_LT:
 	case OP_LE:
 	case OP_GT:
 	case OP_GE:
-		return 7;
+		return 6;
 	case OP_SHL:
 	case OP_SHR:
+		return 7;
+	case OP_CONCAT:
 		return 8;
 	case OP_ADD:
 	case OP_SUB:
-	case OP_CONCAT:
 		return 9;
 	case OP_MUL:
 	case OP_DIV:
@@ -220,7 +222,12 @@ static void print_expr(struct strbuf *b, const struct node *n)
 {
 	switch (n->kind) {
 	case N_NUM:
-		sb_printf(b, "%lld", n->num);
+		/* The most negative number has no decimal literal: "-9223372036854775808"
+		 * reads back as a negation. */
+		if (n->num == -9223372036854775807LL - 1)
+			sb_puts(b, "0x8000000000000000");
+		else
+			sb_printf(b, "%lld", n->num);
 		break;
 	case N_STR:
 		ast_quote_string(b, n->str, n->str_len);
@@ -331,6 +338,7 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 		return;
 	case N_EXPR_STMT:
 		print_expr(b, n->lhs);
+		sb_putc(b, ';');
 		break;
 	case N_IF:
 		sb_puts(b, "if (");
@@ -362,14 +370,15 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 		sb_putc(b, ')');
 		print_sub(b, n->body, depth);
 		return;
+	/* Simple statements end with ';': "x = 1; -y" must not print as "x = 1 -y". */
 	case N_BREAK:
-		sb_puts(b, "break");
+		sb_puts(b, "break;");
 		break;
 	case N_CONTINUE:
-		sb_puts(b, "continue");
+		sb_puts(b, "continue;");
 		break;
 	case N_NEXT:
-		sb_puts(b, "next");
+		sb_puts(b, "next;");
 		break;
 	case N_RETURN:
 		sb_puts(b, "return");
@@ -377,6 +386,7 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 			sb_putc(b, ' ');
 			print_expr(b, n->lhs);
 		}
+		sb_putc(b, ';');
 		break;
 	case N_EMPTY:
 		sb_puts(b, ";");

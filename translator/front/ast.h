@@ -47,6 +47,7 @@ struct node {
 	enum type type;      /* pass 2: the expression's type */
 	enum op op;
 	bool postfix;        /* N_INCDEC */
+	int depth;           /* expressions: levels of operators below and at this node */
 	bool optional;       /* N_PROBE_POINT written with '?' */
 	enum type decl_type; /* N_FUNCTION, N_PARAM: declared with ':long'/':string' */
 	const char *name;

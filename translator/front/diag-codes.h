@@ -14,6 +14,7 @@ DIAG(D_BAD_STRING, "bad-string")
 DIAG(D_BAD_NUMBER, "bad-number")
 DIAG(D_UNTERMINATED_COMMENT, "unterminated-comment")
 DIAG(D_UNSUPPORTED, "unsupported")
+DIAG(D_TOO_DEEP, "too-deep")
 /* pass 2: names */
 DIAG(D_REDEFINED, "redefined")
 DIAG(D_UNKNOWN_FUNCTION, "unknown-function")

@@ -26,12 +26,22 @@
 /* The lexer's state (flex "extra" data). */
 struct lex_state {
 	int file, line, col;
-	struct loc comment_start, str_start;
+	struct loc comment_start, str_start, region_start;
+	int region_depth;
 	struct strbuf str;
-	/* After an unsupported construct was reported, the syntax errors it
-	 * causes until the parser recovers are noise. */
-	bool suppress_syntax_errors;
+	int braces, parens;    /* nesting so far, for error recovery */
+	bool skipping;         /* recovering: pass only tokens to resync on */
+	int skip_braces;
+	/* After an unsupported construct, the rest of its line is quiet: the
+	 * syntax errors it causes are noise. */
+	int quiet_line;
+	bool quiet_to_eof;     /* an unclosed comment or string was reported */
 };
+
+void lex_report_unsupported(struct lex_state *ls, struct loc loc, const char *what);
+bool lex_quiet_at(const struct lex_state *ls, struct loc loc);
+void lex_start_recovery(struct lex_state *ls);
+void lex_end_recovery(struct lex_state *ls);
 
 struct parse_state {
 	void *scanner;
@@ -56,13 +66,30 @@ static struct node *mk(enum node_kind kind, struct loc loc)
 	return ast_new(kind, loc);
 }
 
+/* Later passes walk expressions recursively: refuse absurd nesting here. */
+#define MAX_EXPR_DEPTH 1000
+
+static struct node *deep_check(struct node *n, struct node *a, struct node *b)
+{
+	static bool reported;
+	n->depth = 1 + (a ? a->depth : 0);
+	if (b && b->depth + 1 > n->depth)
+		n->depth = b->depth + 1;
+	if (n->depth > MAX_EXPR_DEPTH && !reported) {
+		reported = true;
+		diag_error(n->loc, D_TOO_DEEP, "expression nests more than %d operators deep",
+			   MAX_EXPR_DEPTH);
+	}
+	return n;
+}
+
 static struct node *mk_binary(enum op op, struct loc loc, struct node *l, struct node *r)
 {
 	struct node *n = ast_new(N_BINARY, loc);
 	n->op = op;
 	n->lhs = l;
 	n->rhs = r;
-	return n;
+	return deep_check(n, l, r);
 }
 
 static struct node *mk_unary(enum node_kind kind, enum op op, struct loc loc, struct node *e)
@@ -70,7 +97,7 @@ static struct node *mk_unary(enum node_kind kind, enum op op, struct loc loc, st
 	struct node *n = ast_new(kind, loc);
 	n->op = op;
 	n->lhs = e;
-	return n;
+	return deep_check(n, e, NULL);
 }
 
 static struct node *mk_assign(enum op op, struct loc loc, struct node *l, struct node *r)
@@ -79,7 +106,7 @@ static struct node *mk_assign(enum op op, struct loc loc, struct node *l, struct
 	n->op = op;
 	n->lhs = l;
 	n->rhs = r;
-	return n;
+	return deep_check(n, l, r);
 }
 
 static enum type type_named(const char *name, struct loc loc)
@@ -123,7 +150,7 @@ static enum type type_named(const char *name, struct loc loc)
 
 /* Lowest first. LOWEST marks rules that give way to a continuing token. */
 %precedence LOWEST
-%precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED '(' '!' '~'
+%precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED '(' '!' '~' ';'
 %precedence THEN
 %precedence ELSE
 %right '=' OP_ASSIGN_TOK
@@ -133,8 +160,8 @@ static enum type type_named(const char *name, struct loc loc)
 %left '|'
 %left '^'
 %left '&'
-%left EQ NE
-%left '<' '>' LE GE
+/* All six comparisons share one level, as in SystemTap (not C). */
+%left EQ NE '<' '>' LE GE
 %left SHL SHR
 %left '.'
 %left '+' '-'
@@ -151,7 +178,8 @@ file
 	| file globals	{ for (struct node *g = $2, *next; g; g = next) {
 				next = g->next; g->next = NULL; pv_push(ps->decls, g); } }
 	| file ';'
-	| file error		{ ps->lex->suppress_syntax_errors = false; }
+	| file error		{ lex_end_recovery(ps->lex); }
+	| file UNSUPPORTED	/* %{ ... %} or %( ... %): reported by the lexer */
 	;
 
 /* decl -> PROBE probe_point { ',' probe_point } block
@@ -162,8 +190,10 @@ decl
 	| FUNCTION IDENT opt_type '(' params ')' block
 		{ $$ = mk(N_FUNCTION, @2); $$->name = $2; $$->decl_type = $3;
 		  $$->list = $5; $$->body = $7; }
-	| PROBE error block	{ $$ = NULL; ps->lex->suppress_syntax_errors = false; }
-	| FUNCTION error block	{ $$ = NULL; ps->lex->suppress_syntax_errors = false; }
+	| FUNCTION IDENT opt_type '(' params ')' UNSUPPORTED
+		{ $$ = NULL; free($2); }
+	| PROBE error block	{ $$ = NULL; lex_end_recovery(ps->lex); }
+	| FUNCTION error block	{ $$ = NULL; lex_end_recovery(ps->lex); }
 	;
 
 /* globals -> GLOBAL global { ',' global } */
@@ -176,8 +206,11 @@ globals
 global
 	: IDENT			{ $$ = mk(N_GLOBAL, @1); $$->name = $1; }
 	| IDENT '=' literal	{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->lhs = $3; }
-	| IDENT '[' error ']'
-		{ diag_error(@2, D_UNSUPPORTED, "arrays are not supported by Tapline yet");
+	| IDENT '[' ']'
+		{ lex_report_unsupported(ps->lex, @2, "arrays");
+		  $$ = mk(N_GLOBAL, @1); $$->name = $1; }
+	| IDENT '[' NUMBER ']'
+		{ lex_report_unsupported(ps->lex, @2, "arrays");
 		  $$ = mk(N_GLOBAL, @1); $$->name = $1; }
 	;
 
@@ -247,7 +280,7 @@ literal
 block
 	: '{' stmts '}'		{ $$ = mk(N_BLOCK, @1); $$->list = $2; }
 	| '{' stmts error '}'
-		{ $$ = mk(N_BLOCK, @1); $$->list = $2; ps->lex->suppress_syntax_errors = false; yyerrok; }
+		{ $$ = mk(N_BLOCK, @1); $$->list = $2; lex_end_recovery(ps->lex); yyerrok; }
 	;
 
 stmts
@@ -259,6 +292,7 @@ stmt
 	: block
 	| ';'			{ $$ = mk(N_EMPTY, @1); }
 	| expr %prec LOWEST	{ $$ = mk(N_EXPR_STMT, @1); $$->lhs = $1; }
+	| expr ';'		{ $$ = mk(N_EXPR_STMT, @1); $$->lhs = $1; }
 	/* if -> IF '(' expr ')' stmt [ ELSE stmt ] */
 	| IF '(' expr ')' stmt %prec THEN
 		{ $$ = mk(N_IF, @1); $$->cond = $3; $$->then = $5; }
@@ -270,14 +304,22 @@ stmt
 	/* for -> FOR '(' [expr] ';' [expr] ';' [expr] ')' stmt */
 	| FOR '(' opt_expr ';' opt_expr ';' opt_expr ')' stmt
 		{ $$ = mk(N_FOR, @1);
-		  if ($3) { $$->init = mk(N_EXPR_STMT, $3->loc); $$->init->lhs = $3; }
+		  if ($3) { $$->init = mk(N_EXPR_STMT, @3); $$->init->lhs = $3; }
 		  $$->cond = $5; $$->step = $7; $$->body = $9; }
-	| BREAK			{ $$ = mk(N_BREAK, @1); }
-	| CONTINUE		{ $$ = mk(N_CONTINUE, @1); }
-	| NEXT			{ $$ = mk(N_NEXT, @1); }
-	| RETURN %prec LOWEST	{ $$ = mk(N_RETURN, @1); }
+	/* A ';' after a simple statement belongs to it, so "if (c) x = 1; else ..." parses. */
+	| BREAK opt_semi	{ $$ = mk(N_BREAK, @1); }
+	| CONTINUE opt_semi	{ $$ = mk(N_CONTINUE, @1); }
+	| NEXT opt_semi		{ $$ = mk(N_NEXT, @1); }
+	| RETURN opt_semi	{ $$ = mk(N_RETURN, @1); }
 	| RETURN expr %prec LOWEST	{ $$ = mk(N_RETURN, @1); $$->lhs = $2; }
-	| error ';'		{ $$ = mk(N_EMPTY, @1); ps->lex->suppress_syntax_errors = false; yyerrok; }
+	| RETURN expr ';'	{ $$ = mk(N_RETURN, @1); $$->lhs = $2; }
+	| error ';'		{ $$ = mk(N_EMPTY, @1); lex_end_recovery(ps->lex); yyerrok; }
+	;
+
+opt_semi
+	: %empty %prec LOWEST
+	| ';'
+	;
 	;
 
 opt_expr
@@ -289,7 +331,8 @@ expr
 	: expr '=' expr			{ $$ = mk_assign(OP_ASSIGN, @2, $1, $3); }
 	| expr OP_ASSIGN_TOK expr	{ $$ = mk_assign($2, @2, $1, $3); }
 	| expr '?' expr ':' expr
-		{ $$ = mk(N_TERNARY, @2); $$->cond = $1; $$->then = $3; $$->els = $5; }
+		{ $$ = mk(N_TERNARY, @2); $$->cond = $1; $$->then = $3; $$->els = $5;
+		  deep_check(deep_check($$, $1, $3), $$, $5); }
 	| expr OR expr		{ $$ = mk_binary(OP_OR, @2, $1, $3); }
 	| expr AND expr		{ $$ = mk_binary(OP_AND, @2, $1, $3); }
 	| expr '|' expr		{ $$ = mk_binary(OP_BITOR, @2, $1, $3); }
@@ -327,7 +370,7 @@ primary
 	| IDENT %prec LOWEST	{ $$ = mk(N_VAR, @1); $$->name = $1; }
 	| IDENT '(' args ')'	{ $$ = mk(N_CALL, @1); $$->name = $1; $$->list = $3; }
 	| IDENT '[' args ']'
-		{ diag_error(@2, D_UNSUPPORTED, "arrays are not supported by Tapline yet");
+		{ lex_report_unsupported(ps->lex, @2, "arrays");
 		  $$ = mk(N_VAR, @1); $$->name = $1; }
 	| TARGET_VAR		{ $$ = mk(N_TARGET, @1); $$->name = $1; }
 	| '(' expr ')'		{ $$ = $2; }
@@ -346,41 +389,70 @@ arg_list
 
 %%
 
-/* "expected ';' or '}' before 'x'": what the grammar could take, and what it got. */
+static bool has_token(const yysymbol_kind_t *toks, int n, yysymbol_kind_t t)
+{
+	for (int i = 0; i < n; i++)
+		if (toks[i] == t)
+			return true;
+	return false;
+}
+
+/* Character tokens have no symbol names of their own; find them by spelling. */
+static bool has_char_token(const yysymbol_kind_t *toks, int n, const char *spelling)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(yysymbol_name(toks[i]), spelling))
+			return true;
+	return false;
+}
+
+/*
+ * "expected ')' before '}'": what the grammar could take, and what it got.
+ * When many tokens could follow, name the useful ones: a closing bracket
+ * that is missing, "an expression" when an operand is missing, and the
+ * '}' of a block that runs into the next declaration.
+ */
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct parse_state *ps)
 {
 	(void)scanner;
-	if (ps->lex->suppress_syntax_errors)
+	lex_start_recovery(ps->lex);
+	if (lex_quiet_at(ps->lex, *yypcontext_location(ctx)))
 		return 0;
-	enum { MAX_EXPECTED = 5 };
-	yysymbol_kind_t expected[MAX_EXPECTED];
-	int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+	yysymbol_kind_t toks[YYNTOKENS];
+	int n = yypcontext_expected_tokens(ctx, toks, YYNTOKENS);
 	yysymbol_kind_t got = yypcontext_token(ctx);
+	bool operand = has_token(toks, n, YYSYMBOL_NUMBER);
+	bool close_block = has_char_token(toks, n, "'}'");
+	bool declaration = got == YYSYMBOL_PROBE || got == YYSYMBOL_FUNCTION || got == YYSYMBOL_GLOBAL;
+	static const char *const closers[] = { "')'", "']'" };
 	struct strbuf b;
 	sb_init(&b);
-	bool want_expr = false;
-	for (int i = 0; i < n && i < MAX_EXPECTED; i++)
-		want_expr |= expected[i] == YYSYMBOL_NUMBER || expected[i] == YYSYMBOL_IDENT;
-	if (n == 0 && got != YYSYMBOL_YYEOF) {
-		/* More alternatives than fit: an operand is the usual one. */
-		yysymbol_kind_t all[YYNTOKENS];
-		int k = yypcontext_expected_tokens(ctx, all, YYNTOKENS);
-		for (int i = 0; i < k; i++)
-			want_expr |= all[i] == YYSYMBOL_NUMBER;
-	}
-	if (want_expr && (n == 0 || n >= MAX_EXPECTED)) {
-		sb_puts(&b, got == YYSYMBOL_YYEOF ? "expected an expression at the end of the file"
-						  : "expected an expression before ");
-	} else if (n > 0 && n < MAX_EXPECTED) {
+	if (close_block && declaration) {
+		sb_puts(&b, "expected '}' before ");
+	} else if (n > 0 && n <= 4) {
 		sb_puts(&b, "expected ");
 		for (int i = 0; i < n; i++) {
 			if (i)
 				sb_puts(&b, i == n - 1 ? " or " : ", ");
-			sb_puts(&b, yysymbol_name(expected[i]));
+			sb_puts(&b, yysymbol_name(toks[i]));
 		}
 		sb_puts(&b, got == YYSYMBOL_YYEOF ? " at the end of the file" : " before ");
+	} else if (operand && !close_block) {
+		sb_puts(&b, got == YYSYMBOL_YYEOF ? "expected an expression at the end of the file"
+						  : "expected an expression before ");
 	} else {
-		sb_puts(&b, got == YYSYMBOL_YYEOF ? "unexpected end of the file" : "unexpected ");
+		const char *closer = NULL;
+		for (size_t i = 0; i < sizeof closers / sizeof closers[0]; i++)
+			if (has_char_token(toks, n, closers[i]) && !closer)
+				closer = closers[i];
+		if (closer && !operand)
+			sb_printf(&b, "expected %s%s", closer,
+				  got == YYSYMBOL_YYEOF ? " at the end of the file" : " before ");
+		else if (close_block)
+			sb_puts(&b, got == YYSYMBOL_YYEOF ? "expected '}' at the end of the file"
+							  : "expected a statement or '}' before ");
+		else
+			sb_puts(&b, got == YYSYMBOL_YYEOF ? "unexpected end of the file" : "unexpected ");
 	}
 	if (got != YYSYMBOL_YYEOF)
 		sb_puts(&b, yysymbol_name(got));
@@ -393,5 +465,8 @@ static void stp_error(struct loc *loc, void *scanner, struct parse_state *ps, co
 {
 	(void)scanner;
 	(void)ps;
-	diag_error(*loc, D_SYNTAX, "%s", msg);
+	if (!strcmp(msg, "memory exhausted"))
+		diag_error(*loc, D_TOO_DEEP, "the script nests too deeply for the parser");
+	else
+		diag_error(*loc, D_SYNTAX, "%s", msg);
 }

@@ -54,7 +54,7 @@ static int number(const char *opt, const char *s)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < 0 || v > 1000000)
-		fatal("%s wants a non-negative number, not '%s'", opt, s);
+		fatal("%s wants a number from 0 to 1000000, not '%s'", opt, s);
 	return (int)v;
 }
 

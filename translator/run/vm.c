@@ -34,6 +34,7 @@
 #include "run/cpio.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -46,13 +47,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* Bump when the cached base archive's layout changes. */
-#define VM_BASE_FORMAT 1
+#define VM_BASE_FORMAT 2
 #define VM_POLL_MS 25
 /* How long qemu may take to power off after the guest said END. */
 #define VM_POWEROFF_GRACE_S 10
@@ -84,12 +86,14 @@ static const char *const benign_marks[] = {
 	"loading out-of-tree module taints kernel",
 };
 
+/* mark occurs in the line at the start of a word ("BUG:" is not in "DEBUG:"). */
 static bool line_has(const char *line, size_t len, const char *mark)
 {
 	size_t n = strlen(mark);
 
 	for (size_t i = 0; i + n <= len; i++)
-		if (!memcmp(line + i, mark, n))
+		if (!memcmp(line + i, mark, n) &&
+		    (i == 0 || !(isalnum((unsigned char)line[i - 1]) || line[i - 1] == '_')))
 			return true;
 	return false;
 }
@@ -342,7 +346,7 @@ static char *base_archive(const char *busybox, size_t *len, bool verbose)
 {
 	static const char *const dirs[] = {
 		"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/dev", "/proc", "/sys",
-		"/tmp", "/root", "/etc", "/m", "/tapline",
+		"/root", "/etc", "/m", "/tapline",
 	};
 	struct stat st;
 	struct cpio c;
@@ -692,18 +696,21 @@ struct run {
 	bool booted, ended, timed_out, interrupted, killed;
 	bool int_forwarded;
 	int ints_seen, terms_seen;
+	int fatal_signal;	/* re-raised after cleaning up (batch, or SIGHUP) */
 	off_t console_mark;	/* console.log size when the running job began */
 	uint64_t t_start, t_boot, t_job, t_end;
 };
 
-static volatile sig_atomic_t got_int, got_term;
+static volatile sig_atomic_t got_int, got_term, got_hup;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGINT)
 		got_int++;
-	else
+	else if (sig == SIGTERM)
 		got_term++;
+	else
+		got_hup++;
 }
 
 static double secs(uint64_t ns)
@@ -815,9 +822,10 @@ static void job_event(struct run *r, size_t i, const char *kind, long long n)
 		res->status = res->timed_out ? -1 : (int)n;
 		r->finished++;
 		r->cur = r->njobs;
+		/* Said even when not verbose: it explains a status of -1. */
 		if (res->timed_out)
-			say(r, "job %s: killed by its %d s timeout", r->jobs[i].name,
-			    r->jobs[i].timeout_s);
+			fprintf(stderr, "vm: job %s: killed by its %d s timeout\n", r->jobs[i].name,
+				r->jobs[i].timeout_s);
 		else
 			say(r, "job %s: status %d after %.2f s", r->jobs[i].name, res->status,
 			    secs(now - r->t_job));
@@ -926,7 +934,7 @@ static void forward(struct run *r, int sig)
 {
 	const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
 
-	if (r->killed)
+	if (r->interrupted)
 		return;
 	if (r->cur == r->njobs) {
 		/* Nothing to deliver it to. Before the job there is nothing to clean up either. */
@@ -949,8 +957,27 @@ static void forward(struct run *r, int sig)
 		r->int_forwarded = true;
 }
 
+/* Stop the guest, clean up, then let the signal do what it would have done. */
+static void abort_run(struct run *r, int sig)
+{
+	if (!r->fatal_signal)
+		r->fatal_signal = sig;
+	r->interrupted = true;
+	kill_qemu(r);
+}
+
 static void handle_signals(struct run *r)
 {
+	if (got_hup) {
+		abort_run(r, SIGHUP);
+		return;
+	}
+	if (!r->stream) {
+		/* A batch has no job to forward to: an interrupted test run stops. */
+		if (got_int || got_term)
+			abort_run(r, got_int ? SIGINT : SIGTERM);
+		return;
+	}
 	while (r->ints_seen < got_int) {
 		r->ints_seen++;
 		forward(r, SIGINT);
@@ -959,6 +986,17 @@ static void handle_signals(struct run *r)
 		r->terms_seen++;
 		forward(r, SIGTERM);
 	}
+}
+
+/*
+ * With -icount, qemu 7.2 never finishes bringing up a second CPU (the boot
+ * stops at "x86: Booting SMP configuration"), so icount runs get one.
+ */
+static int guest_cpus(const struct vm_config *cfg)
+{
+	if (cfg->icount)
+		return 1;
+	return cfg->cpus > 0 ? cfg->cpus : 2;
 }
 
 static void add_arg(struct ptrvec *argv, const char *s)
@@ -991,7 +1029,7 @@ static void qemu_args(const struct run *r, const char *qemu, const char *kernel,
 	add_arg(argv, "-m");
 	pv_push(argv, xasprintf("%d", cfg->memory_mb > 0 ? cfg->memory_mb : 512));
 	add_arg(argv, "-smp");
-	pv_push(argv, xasprintf("%d", cfg->cpus > 0 ? cfg->cpus : 2));
+	pv_push(argv, xasprintf("%d", guest_cpus(cfg)));
 	if (cfg->icount) {
 		add_arg(argv, "-icount");
 		add_arg(argv, "shift=0");
@@ -1035,6 +1073,8 @@ static bool spawn_qemu(struct run *r, const struct ptrvec *argv)
 		fprintf(stderr, "vm: cannot create %s/qemu.log: %s\n", r->dir, strerror(errno));
 		return false;
 	}
+	pid_t parent = getpid();
+
 	r->qemu = fork();
 	if (r->qemu < 0) {
 		fprintf(stderr, "vm: cannot fork: %s\n", strerror(errno));
@@ -1050,8 +1090,13 @@ static bool spawn_qemu(struct run *r, const struct ptrvec *argv)
 		 * only us, and we decide whether it goes to the guest's job.
 		 */
 		setpgid(0, 0);
+		/* ...which also means nobody else stops it: it must not outlive us. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (null < 0 || chdir(r->dir) < 0)
@@ -1204,18 +1249,23 @@ static bool prepare(struct run *r, struct ptrvec *argv)
 		return false;
 
 	/* Stale files from an earlier run in keep_dir must not be mistaken for ours. */
-	static const char *const fresh[] = { "console.log", "stdout", "stderr", "control.log",
-					     "boot.dmesg", "ctl.in", "ctl.out" };
-	for (size_t i = 0; i < ARRAY_SIZE(fresh); i++) {
-		char *p = in_dir(r, fresh[i]);
+	static const char *const stale[] = { "console.log", "boot.dmesg", "ctl.in", "ctl.out" };
+	for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
+		char *p = in_dir(r, stale[i]);
 
 		unlink(p);
-		if (i >= 5 && mkfifo(p, 0600) < 0) {
-			fprintf(stderr, "vm: cannot create the FIFO %s: %s\n", p, strerror(errno));
-			free(p);
-			return false;
-		}
 		free(p);
+	}
+	static const char *const fifos[] = { "ctl.in", "ctl.out" };
+	for (size_t i = 0; i < ARRAY_SIZE(fifos); i++) {
+		char *p = in_dir(r, fifos[i]);
+		bool made = mkfifo(p, 0600) == 0;
+
+		if (!made)
+			fprintf(stderr, "vm: cannot create the FIFO %s: %s\n", p, strerror(errno));
+		free(p);
+		if (!made)
+			return false;
 	}
 	/* O_RDWR on a FIFO never blocks and never sees end-of-file. */
 	r->ctl_in = open_in_dir(r, "ctl.in", O_RDWR | O_NONBLOCK);
@@ -1233,9 +1283,12 @@ static bool prepare(struct run *r, struct ptrvec *argv)
 	image = xasprintf("/boot/vmlinuz-%s", r->release);
 	if (cfg->fast_boot)
 		kernel = fast_kernel(image, r->release, r->dir, cfg->verbose);
-	say(r, "booting %s (%s), %d MB, %d CPUs, in %s", r->release,
+	if (cfg->icount && cfg->cpus > 1)
+		fprintf(stderr, "vm: -icount hangs with more than one CPU; the guest gets one\n");
+	say(r, "booting %s (%s), %d MB, %d CPU%s%s, in %s", r->release,
 	    kernel ? "PVH, no KASLR" : "bzImage", cfg->memory_mb > 0 ? cfg->memory_mb : 512,
-	    cfg->cpus > 0 ? cfg->cpus : 2, r->dir);
+	    guest_cpus(cfg), guest_cpus(cfg) > 1 ? "s" : "", cfg->icount ? ", icount" : "",
+	    r->dir);
 	qemu_args(r, qemu_name, kernel ? kernel : image, argv);
 	free(image);
 	free(kernel);
@@ -1283,7 +1336,14 @@ static void settle(struct run *r)
 	log = read_file(p, &len);
 	free(p);
 	if (log && (size_t)r->console_mark < len) {
-		res->kernel_log = xstrdup(log + r->console_mark);
+		/* The serial console ends lines with "\r\n"; dmesg does not. */
+		char *d = log + r->console_mark, *w = d;
+
+		for (const char *c = d; *c; c++)
+			if (*c != '\r')
+				*w++ = *c;
+		*w = 0;
+		res->kernel_log = xstrdup(d);
 		res->trouble = vm_kernel_trouble(res->kernel_log);
 	}
 	free(log);
@@ -1310,10 +1370,13 @@ static void report_failure(const struct run *r, int wstatus)
 		return;
 	}
 	if (!r->ended) {
-		fprintf(stderr, "vm: the guest died%s%s; its console said:\n",
+		const char *trouble = r->cur < r->njobs ? r->res[r->cur].trouble : NULL;
+
+		fprintf(stderr, "vm: the guest died%s%s%s%s; its console ended with:\n",
 			r->cur < r->njobs ? " during job " : "",
-			r->cur < r->njobs ? r->jobs[r->cur].name : "");
-		print_tail(r, "console.log", 20);
+			r->cur < r->njobs ? r->jobs[r->cur].name : "", trouble ? ": " : "",
+			trouble ? message_start(trouble, strlen(trouble)) : "");
+		print_tail(r, "console.log", 12);
 	}
 }
 
@@ -1331,14 +1394,73 @@ static void cleanup(struct run *r)
 	sb_free(&r->ctl);
 }
 
+/*
+ * Catch sig for the run. A signal that was ignored when we started stays
+ * ignored (nohup, background jobs), except the ones a streamed job is
+ * promised: those are forwarded however we were started.
+ */
+static void catch_signal(int sig, bool even_if_ignored, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	sigaction(sig, NULL, old);
+	if (old->sa_handler == SIG_IGN && !even_if_ignored)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll() returns at once and the signal is handled. */
+	sigaction(sig, &sa, NULL);
+}
+
+/* Wait for qemu while relaying what the guest sends; returns its wait status. */
+static int watch(struct run *r)
+{
+	uint64_t deadline = 0;
+	int wstatus = 0;
+
+	if (r->cfg->timeout_s > 0)
+		deadline = r->t_start + (uint64_t)r->cfg->timeout_s * 1000000000ull;
+	for (;;) {
+		struct pollfd p = { .fd = r->ctl_out, .events = POLLIN };
+		uint64_t now;
+		pid_t w;
+
+		pump_control(r);
+		if (r->stream) {
+			copy_new(r->out_file, &r->out_off, r->out_fd);
+			copy_new(r->err_file, &r->err_off, r->err_fd);
+		}
+		handle_signals(r);
+		w = waitpid(r->qemu, &wstatus, WNOHANG);
+		if (w == r->qemu || (w < 0 && errno != EINTR))
+			break;
+		now = now_ns();
+		if (deadline && now >= deadline && !r->ended && !r->killed) {
+			r->timed_out = true;
+			kill_qemu(r);
+		}
+		if (r->ended && !r->killed &&
+		    now - r->t_end >= VM_POWEROFF_GRACE_S * 1000000000ull) {
+			say(r, "the guest did not power off; stopping qemu");
+			kill_qemu(r);
+		}
+		poll(&p, 1, VM_POLL_MS);
+	}
+	/* qemu wrote synchronously: what it left in the FIFO and files is complete. */
+	pump_control(r);
+	if (r->stream) {
+		copy_new(r->out_file, &r->out_off, r->out_fd);
+		copy_new(r->err_file, &r->err_off, r->err_fd);
+	}
+	return wstatus;
+}
+
 /* Boot, run r->jobs, fill r->res. True if the guest finished every job. */
 static bool boot(struct run *r)
 {
-	const struct vm_config *cfg = r->cfg;
 	struct ptrvec argv = { 0 };
-	struct sigaction sa, old_int, old_term;
-	uint64_t deadline = 0;
-	int wstatus = 0;
+	struct sigaction old_int, old_term, old_hup;
 	bool ok;
 
 	r->qemu = -1;
@@ -1349,69 +1471,38 @@ static bool boot(struct run *r)
 		memset(&r->res[i], 0, sizeof(r->res[i]));
 		r->res[i].status = -1;
 	}
-	if (!prepare(r, &argv)) {
-		free_args(&argv);
-		cleanup(r);
-		return false;
-	}
 
-	if (r->stream) {
-		got_int = got_term = 0;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		/* No SA_RESTART: poll() returns at once and the signal is handled. */
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-	}
-	r->t_start = now_ns();
-	if (cfg->timeout_s > 0)
-		deadline = r->t_start + (uint64_t)cfg->timeout_s * 1000000000ull;
-	ok = spawn_qemu(r, &argv);
-	free_args(&argv);
+	got_int = got_term = got_hup = 0;
+	catch_signal(SIGINT, r->stream, &old_int);
+	catch_signal(SIGTERM, r->stream, &old_term);
+	catch_signal(SIGHUP, false, &old_hup);
 
-	while (ok) {
-		struct pollfd p = { .fd = r->ctl_out, .events = POLLIN };
-		uint64_t now;
-		pid_t w;
-
-		pump_control(r);
-		if (r->stream) {
-			copy_new(r->out_file, &r->out_off, r->out_fd);
-			copy_new(r->err_file, &r->err_off, r->err_fd);
-			handle_signals(r);
-		}
-		w = waitpid(r->qemu, &wstatus, WNOHANG);
-		if (w == r->qemu || (w < 0 && errno != EINTR))
-			break;
-		now = now_ns();
-		if (deadline && now >= deadline && !r->ended && !r->killed) {
-			r->timed_out = true;
-			kill_qemu(r);
-		}
-		if (r->ended && now - r->t_end >= VM_POWEROFF_GRACE_S * 1000000000ull) {
-			say(r, "the guest did not power off; stopping qemu");
-			kill_qemu(r);
-		}
-		poll(&p, 1, VM_POLL_MS);
+	ok = prepare(r, &argv);
+	if (ok) {
+		/* Interrupted while preparing: do not start at all. */
+		handle_signals(r);
+		ok = !r->interrupted;
 	}
 	if (ok) {
-		/* qemu wrote synchronously: what it left in the FIFO and files is complete. */
-		pump_control(r);
-		if (r->stream) {
-			copy_new(r->out_file, &r->out_off, r->out_fd);
-			copy_new(r->err_file, &r->err_off, r->err_fd);
-		}
+		r->t_start = now_ns();
+		ok = spawn_qemu(r, &argv);
+	}
+	if (ok) {
+		int wstatus = watch(r);
+
 		say(r, "guest off after %.2f s", secs(now_ns() - r->t_start));
 		settle(r);
 		report_failure(r, wstatus);
 	}
-	if (r->stream) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
+	free_args(&argv);
 	ok = ok && r->finished == r->njobs;
 	cleanup(r);
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (r->fatal_signal)
+		raise(r->fatal_signal);
 	return ok;
 }
 

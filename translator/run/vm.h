@@ -19,7 +19,16 @@ struct vm_file {
 	int mode;
 };
 
-/* A shell command run by busybox sh in the guest, in /, with stdin from /dev/null. */
+/*
+ * A shell command run by busybox sh in the guest, as root, in /, with
+ * stdin from /dev/null, in a session of its own. The guest has proc, sysfs,
+ * devtmpfs, debugfs (/sys/kernel/debug, tracing under it) and a tmpfs /tmp
+ * mounted, PATH=/bin:/sbin:/usr/bin:/usr/sbin, and busybox's applets.
+ * Busybox sh runs its own applet for a bare name even when a file of that
+ * name is in PATH: call a file you provided by its path (/sbin/insmod).
+ * A streamed job's stdout and stderr are raw serial ports (ttys); a batch
+ * job's are files.
+ */
 struct vm_job {
 	const char *name;
 	const char *command;
@@ -33,7 +42,11 @@ struct vm_config {
 	int timeout_s;		/* whole boot; qemu is killed after it (0: no limit) */
 	int memory_mb;		/* 0: 512 */
 	int cpus;		/* 0: 2 */
-	bool icount;		/* -icount shift=0: guest time follows instructions (benchmarks) */
+	/*
+	 * -icount shift=0: guest time follows the instruction count
+	 * (benchmarks). Forces one CPU: qemu hangs bringing up a second one.
+	 */
+	bool icount;
 	/*
 	 * Boot the kernel's decompressed vmlinux (cached) through PVH instead of
 	 * the bzImage: about 3 s faster under TCG, because the guest no longer
@@ -55,7 +68,8 @@ struct vm_result {
 	size_t out_len;
 	char *err;		/* its stderr; batch only */
 	size_t err_len;
-	char *kernel_log;	/* dmesg lines produced while the job ran */
+	char *kernel_log;	/* dmesg lines produced while the job ran; for a job
+				 * the guest died in, the console's lines instead */
 	char *trouble;		/* NULL, or the first kernel_log line showing BUG/Oops/WARNING/... */
 };
 
@@ -75,6 +89,10 @@ char *vm_default_release(void);
  * job's process group in the guest (so staprun can run the end probes); a
  * second SIGINT kills qemu, and so does one received before the job began.
  * Returns the job status (or -1) and fills res (out/err stay NULL).
+ *
+ * Both run functions install their own SIGINT/SIGTERM/SIGHUP handlers for
+ * the run and restore the caller's afterwards, so one run at a time per
+ * process. qemu never outlives the caller (it gets SIGKILL if we die).
  */
 int vm_run_stream(const struct vm_config *cfg, const struct vm_job *job, int out_fd,
 		  int err_fd, struct vm_result *res);
@@ -82,7 +100,9 @@ int vm_run_stream(const struct vm_config *cfg, const struct vm_job *job, int out
 /*
  * Run jobs one after the other in one boot and fill results[i]. Returns 0 if
  * the guest ran them all (a job's own timeout counts as ran), -1 if it died,
- * timed out or never started (the results say how far it got).
+ * timed out or never started (the results say how far it got). SIGINT,
+ * SIGTERM or SIGHUP (unless ignored when the run began) stop qemu, remove
+ * the working directory, and are then raised again for the caller.
  */
 int vm_run_batch(const struct vm_config *cfg, const struct vm_job *jobs, size_t njobs,
 		 struct vm_result *results);

@@ -88,18 +88,16 @@ static enum type check_operand(struct checker *c, struct node *n, enum type want
 	return t;
 }
 
+/* No probe of the handler is an entry probe. (A handler whose probe points
+ * all failed, which was reported already, has none.) */
 static bool all_points_return(struct checker *c, struct handler *h)
 {
-	bool any = false;
 	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
 		struct probe *p = c->s->prog.probes.v[i];
-		if (p->handler != h)
-			continue;
-		any = true;
-		if (p->kind != PK_KRETPROBE)
+		if (p->handler == h && p->kind != PK_KRETPROBE)
 			return false;
 	}
-	return any;
+	return true;
 }
 
 static enum type check_target(struct checker *c, struct node *n)
@@ -127,6 +125,39 @@ static enum type check_target(struct checker *c, struct node *n)
 	return T_LONG;
 }
 
+/*
+ * The column of byte OFFSET of a string literal's value: escapes make the
+ * source longer than the value, so walk the literal in the source line.
+ */
+static struct loc string_offset_loc(const struct node *lit, size_t offset)
+{
+	struct loc at = lit->loc;
+	size_t len;
+	const char *line = src_line(at.file, at.line, &len);
+	size_t i = (size_t)at.col; /* just after the opening quote */
+	if (!line || i > len)
+		return at;
+	for (size_t value = 0; value < offset && i < len && line[i] != '"'; value++) {
+		if (line[i] != '\\') {
+			i++;
+			continue;
+		}
+		i++; /* the backslash */
+		if (i < len && line[i] == 'x') {
+			i++;
+			for (int k = 0; k < 2 && i < len && strchr("0123456789abcdefABCDEF", line[i]); k++)
+				i++;
+		} else if (i < len && line[i] >= '0' && line[i] <= '7') {
+			for (int k = 0; k < 3 && i < len && line[i] >= '0' && line[i] <= '7'; k++)
+				i++;
+		} else {
+			i++;
+		}
+	}
+	at.col = (int)i + 1;
+	return at;
+}
+
 static void check_format(struct checker *c, struct node *call)
 {
 	struct node *fmt = call->list;
@@ -142,10 +173,7 @@ static void check_format(struct checker *c, struct node *call)
 	const char *p = fmt->str;
 	struct rt_fmt_spec spec;
 	while (rt_fmt_next(&p, &spec)) {
-		/* Columns of the directive inside the literal, for the caret
-		 * (exact when the literal has no escapes before it). */
-		struct loc at = fmt->loc;
-		at.col += 1 + (int)(spec.start - fmt->str);
+		struct loc at = string_offset_loc(fmt, (size_t)(spec.start - fmt->str));
 		if (spec.conv == RT_FMT_ERROR) {
 			if (c->report)
 				diag_error(at, D_BAD_FORMAT, "bad format directive '%.*s'",
@@ -234,6 +262,13 @@ static enum type check_call(struct checker *c, struct node *n, enum type want)
 	for (struct node *a = n->list; a; a = a->next, i++) {
 		struct symbol *param = i < f->nparams ? f->vars.v[i] : NULL;
 		enum type t = check_expr(c, a, param ? param->type : T_UNKNOWN);
+		if (t == T_VOID) {
+			if (c->report)
+				diag_error(a->loc, D_VOID_VALUE,
+					   "%s() returns no value to pass as an argument of %s()",
+					   a->kind == N_CALL ? a->name : "this", f->name);
+			continue;
+		}
 		if (!param)
 			continue;
 		if (param->type == T_UNKNOWN)
@@ -246,8 +281,9 @@ static enum type check_call(struct checker *c, struct node *n, enum type want)
 		} else if (t == T_UNKNOWN && a->kind == N_VAR && a->sym)
 			learn(c, a->sym, param->type, a->loc);
 	}
-	if (f->type == T_UNKNOWN && want != T_UNKNOWN)
-		learn(c, f, want, f->loc);
+	/* A function's type comes from its returns, not from how a call is
+	 * used: a wrong use is then reported at the call. */
+	(void)want;
 	return f->type;
 }
 
@@ -378,7 +414,6 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 					   ast_op_name(n->op));
 		} else {
 			learn(c, n->lhs->sym, T_LONG, n->loc);
-			expect(c, n->lhs, n->lhs->sym->type, T_LONG, "'++' and '--'");
 			n->lhs->type = T_LONG;
 		}
 		t = T_LONG;
@@ -534,7 +569,10 @@ static void report_unknown(const struct ptrvec *vars)
 			continue;
 		diag_error(v->loc, D_TYPE_UNKNOWN, "cannot tell whether '%s' is a number or a string",
 			   v->name);
-		diag_hint("assign it a value, or declare it, e.g. 'function f(%s:long)'", v->name);
+		if (v->kind == SYM_PARAM)
+			diag_hint("declare it, e.g. '%s:long' or '%s:string'", v->name, v->name);
+		else
+			diag_hint("assign '%s' a number or a string somewhere", v->name);
 	}
 }
 
