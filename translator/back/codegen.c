@@ -131,9 +131,25 @@ static bool any_side_effects(const struct node *list)
 	return false;
 }
 
-static bool is_temp(const char *e)
+/* Does the C expression read nothing a script statement could change
+ * (a temporary or a literal)? */
+static bool is_stable(const char *e)
 {
-	return e[0] == 't' || !strncmp(e, "l->s", 4) || e[0] == '"' || e[0] == '(';
+	const char *digits = NULL;
+	if (e[0] == 't')
+		digits = e + 1;
+	else if (!strncmp(e, "l->s", 4))
+		digits = e + 4;
+	if (digits)
+		return *digits && strspn(digits, "0123456789") == strlen(digits);
+	if (e[0] == '"')
+		return true; /* a string literal: c_string() quotes every '"' inside */
+	/* Number literals as cg_expr writes them: "(123LL)", "(-5LL)", the minimum. */
+	if (!strcmp(e, "(-9223372036854775807LL - 1)"))
+		return true;
+	size_t n = strlen(e);
+	return n > 4 && e[0] == '(' && !strcmp(e + n - 3, "LL)") &&
+	       strspn(e + 1 + (e[1] == '-'), "0123456789") == n - 4 - (e[1] == '-');
 }
 
 /*
@@ -142,7 +158,7 @@ static bool is_temp(const char *e)
  */
 static char *snapshot(struct cg *g, char *e, enum type t)
 {
-	if (is_temp(e))
+	if (is_stable(e))
 		return e;
 	char *tmp;
 	if (t == T_STRING) {
