@@ -124,6 +124,8 @@ int main(int argc, char **argv)
 	struct session *s = &sess;
 	options_parse(s, argc, argv);
 	locate_files(s);
+	if (!run_possible(s))
+		return 1;
 
 	struct pass_clock pc = pass_begin(s);
 	pass1_parse(s);

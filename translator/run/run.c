@@ -109,6 +109,24 @@ static int run_in_vm(struct session *s)
 	return status;
 }
 
+bool run_possible(const struct session *s)
+{
+	if (s->last_pass < 5 || s->vm)
+		return true;
+	if (!file_exists("/proc/modules")) {
+		fprintf(stderr,
+			"stap: this kernel cannot load modules (no /proc/modules); run the script "
+			"in a guest with --vm\n");
+		return false;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "stap: loading a kernel module needs root; run stap as root, or "
+				"use --vm\n");
+		return false;
+	}
+	return true;
+}
+
 static int run_local(struct session *s)
 {
 	const char *running = kernel_running_release();
@@ -117,16 +135,6 @@ static int run_local(struct session *s)
 			"stap: the module is built for kernel %s, but this machine runs %s; run it "
 			"in a guest with --vm, or build for this kernel with -r %s\n",
 			s->release, running, running);
-		return 1;
-	}
-	if (!file_exists("/proc/modules")) {
-		fprintf(stderr,
-			"stap: this kernel cannot load modules (no /proc/modules); run the script "
-			"in a guest with --vm\n");
-		return 1;
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "stap: loading a kernel module needs root; run stap as root\n");
 		return 1;
 	}
 	struct ptrvec argv = { 0 };

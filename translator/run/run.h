@@ -6,8 +6,12 @@
 #ifndef TAPLINE_RUN_H
 #define TAPLINE_RUN_H
 
+#include <stdbool.h>
+
 #include "session.h"
 
+/* Before any work: can pass 5 run here at all? Says why not (one line). */
+bool run_possible(const struct session *s);
 /* Returns the exit status stap should end with. */
 int run_module(struct session *s);
 
