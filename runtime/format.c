@@ -10,13 +10,26 @@
  * state and little stack: it may run on many CPUs at once, in interrupt
  * context.
  *
- * The conversions follow C's printf, with these SystemTap rules:
+ * The conversions follow C's printf, except where SystemTap prints
+ * something else: scripts are expected to print what they print under
+ * SystemTap.  SystemTap formats every integer with number() in its
+ * runtime/vsprintf.c, both in _stp_vsnprintf() and in the printf functions
+ * its translator compiles (translate.cxx, emit_compiled_printfs()), so:
+ *  - An integer has at least one digit: %.0d of 0 prints "0" (C prints
+ *    nothing), likewise %.0u, %.0o and %.0x.
+ *  - '#' with %x or %X always adds "0x" or "0X", so %#x of 0 prints "0x0"
+ *    (C: "0").
+ *  - '#' with %o always puts a "0" before the digits, which a precision
+ *    has already padded: %#o of 0 prints "00" and %#.3o of 8 "0010" (C:
+ *    "0" and "010").  %#o of 8 is "010" in both.
+ *  - The '0' flag pads with zeros (after any sign or "0x") even when a
+ *    precision is given: %08.3d of 5 prints "00000005" (C: "     005").
+ *    '-' still overrides '0'.
  *  - %p is SystemTap's "%p == %#x since 1.3" on the 64-bit value: "0x"
- *    and at least one hex digit, always, so 0 prints "0x0" (C's %#x would
- *    print "0").  A width pads the whole "0x..." with spaces (or zeros
- *    after the "0x" with the '0' flag); a precision is the minimum number
- *    of digits after "0x".  Source: SystemTap's runtime/vsprintf.c (case
- *    'p' sets the '#' flag, base 16 and a 64-bit argument) and its
+ *    and at least one hex digit, always.  A width pads the whole "0x..."
+ *    with spaces (or zeros after the "0x" with the '0' flag); a precision
+ *    is the minimum number of digits after "0x".  Source: vsprintf.c (case
+ *    'p' sets the '#' flag, base 16 and a 64-bit argument) and
  *    testsuite/systemtap.printf/ptr-1.3.exp, e.g. "%p" of 0 is "0x0",
  *    "%20p" of 1 is 17 spaces and "0x1", "%.8p" of 1 is "0x00000001".
  *  - %#c escapes a character that is not printable ASCII, or is a quote
@@ -24,10 +37,21 @@
  *    \\, else \ and three octal digits), as SystemTap's runtime does.
  *  - The '0' flag pads only numbers; %s and %c are padded with spaces.
  *  - "%%" must be exactly that; flags or a width between the two '%' are
- *    an error, so the translator can report them.
- * For the integer conversions this follows C where SystemTap's runtime
- * does not: SystemTap prints "0x0" for %#x of 0, "00" for %#o of 0, "0"
- * for %.0d of 0, and keeps '0' padding when a precision is given.
+ *    an error, so the translator can report them (SystemTap's parser,
+ *    string_to_components() in staptree.cxx, rejects them too).
+ * What still differs from SystemTap, all outside the integer formatting:
+ *  - SystemTap's %0s (any '0' flag on %s) writes a NUL byte after the
+ *    field (_stp_vsprint_memory()); Tapline writes none.
+ *  - A negative '*' precision is no precision here, as in C; SystemTap
+ *    clamps it to 0, so %.*s with -1 prints nothing there.  A negative
+ *    '*' width left-justifies, as in C and _stp_vsnprintf(); SystemTap's
+ *    compiled printf clamps it to 0 instead.
+ *  - SystemTap's parser takes at most one flag (so "%+05d" is '+' with
+ *    width 5, and "%-#x" is an error), only 'l' as a length modifier, and
+ *    a lone '.' as no precision; this one takes any flags, h, hh, l, ll,
+ *    j, z and L, and a lone '.' as precision 0 (as C).
+ *  - SystemTap clamps widths and precisions to the room left in its print
+ *    buffer; this clamps them to RT_FMT_WIDTH_MAX.
  */
 #include "format.h"
 
@@ -257,13 +281,9 @@ static void rt_fmt_number(struct rt_fmt_out *o, enum rt_fmt_conv conv,
 	char tmp[24];		/* 2^64 needs 22 octal digits */
 	char prefix[2];
 	unsigned long nd = 0, np = 0, zeros = 0, body, pad = 0;
-	int is_zero = v == 0;
-	int mindigits = precision < 0 ? 1 : precision;
+	/* At least one digit, even for 0 with precision 0, as SystemTap. */
+	int mindigits = precision < 1 ? 1 : precision;
 	int zero_pad;
-
-	/* SystemTap prints "0x0" for %p of 0, never a bare "0x". */
-	if (conv == RT_FMT_POINTER && mindigits < 1)
-		mindigits = 1;
 
 	if (conv == RT_FMT_SIGNED || conv == RT_FMT_UNSIGNED) {
 		while (v)
@@ -275,7 +295,6 @@ static void rt_fmt_number(struct rt_fmt_out *o, enum rt_fmt_conv conv,
 		for (; v; v >>= 4)
 			tmp[nd++] = digits[v & 15];
 	}
-	/* With precision 0, C prints no digits at all for 0. */
 	if ((unsigned long)mindigits > nd)
 		zeros = mindigits - nd;
 
@@ -288,20 +307,20 @@ static void rt_fmt_number(struct rt_fmt_out *o, enum rt_fmt_conv conv,
 			prefix[np++] = ' ';
 	} else if (conv == RT_FMT_POINTER ||
 		   ((conv == RT_FMT_HEX || conv == RT_FMT_HEX_UPPER) &&
-		    (flags & RT_FMT_ALT) && !is_zero)) {
+		    (flags & RT_FMT_ALT))) {
+		/* "0x" even for 0, unlike C. */
 		prefix[np++] = '0';
 		prefix[np++] = conv == RT_FMT_HEX_UPPER ? 'X' : 'x';
 	} else if (conv == RT_FMT_OCTAL && (flags & RT_FMT_ALT)) {
-		/* '#' makes the first digit a 0, adding one only if needed. */
-		if (zeros == 0 && (nd > 0 || precision == 0))
-			zeros = 1;
+		/* A "0" before the digits, always, not only if needed as C. */
+		prefix[np++] = '0';
 	}
 
 	body = np + zeros + nd;
 	if (width > 0 && (unsigned long)width > body)
 		pad = width - body;
-	zero_pad = (flags & RT_FMT_ZERO) && !(flags & RT_FMT_LEFT) &&
-		   precision < 0;
+	/* Unlike C, a precision does not turn the '0' flag off. */
+	zero_pad = (flags & RT_FMT_ZERO) && !(flags & RT_FMT_LEFT);
 
 	if (!(flags & RT_FMT_LEFT) && !zero_pad)
 		rt_fmt_fill(o, ' ', pad);

@@ -3,9 +3,13 @@
  * Unit test of the printf formatter in runtime/format.c.
  *
  * Integer and string conversions are compared with the host C library's
- * snprintf over tables of flags, widths, precisions and values; what C does
- * not define (%p, %#c, argument checks, malformed formats, the pieces
- * rt_fmt_next returns) is compared with explicit expected strings.  Output
+ * snprintf over tables of flags, widths, precisions and values, except
+ * where SystemTap's runtime prints something else than C (see the comment
+ * at the top of format.c; stap_differs() below says exactly where): those
+ * combinations must differ from C, and explicit expected strings check
+ * what they print instead.  What C does not define (%p, %#c, argument
+ * checks, malformed formats, the pieces rt_fmt_next returns) is compared
+ * with explicit expected strings too.  Output
  * is TAP-like: "ok N - what" or "not ok N - what" followed by "#" lines
  * with the expected and actual results.  Exits 1 if any check failed.
  */
@@ -229,42 +233,255 @@ static void c_format(char *cfmt, size_t size, const char *fmt,
 	cfmt[i] = '\0';
 }
 
-/* Integers against the C library: one check per conversion, flags, width. */
+/*
+ * Flags (RT_FMT_* bits), width and precision (-1: none) of an integer
+ * directive, read here rather than with rt_fmt_next, which is under test.
+ */
+static void parse_directive(const char *fmt, int *flags, int *width,
+			    int *prec)
+{
+	static const char fl[] = "-+ #0";
+	static const int bits[] = { RT_FMT_LEFT, RT_FMT_PLUS, RT_FMT_SPACE,
+				    RT_FMT_ALT, RT_FMT_ZERO };
+	const char *p = strchr(fmt, '%') + 1;
+
+	*flags = 0;
+	*width = -1;
+	*prec = -1;
+	for (; *p && strchr(fl, *p); p++)
+		*flags |= bits[strchr(fl, *p) - fl];
+	if (*p >= '0' && *p <= '9')
+		*width = (int)strtol(p, (char **)&p, 10);
+	if (*p == '.') {
+		p++;
+		*prec = (int)strtol(p, (char **)&p, 10);
+	}
+}
+
+/*
+ * Whether SystemTap's runtime (number() in its runtime/vsprintf.c) prints
+ * v under this integer directive differently from C.  conv is one of
+ * "diuoxX"; width and precision are -1 when not given.
+ */
+static int stap_differs(char conv, int flags, int width, int prec,
+			long long v)
+{
+	int is_signed = conv == 'd' || conv == 'i';
+	unsigned base = conv == 'o' ? 8 : conv == 'x' || conv == 'X' ? 16 : 10;
+	unsigned long long m = is_signed && v < 0 ?
+			       0ULL - (unsigned long long)v :
+			       (unsigned long long)v;
+	unsigned long long t;
+	int alt = (flags & RT_FMT_ALT) != 0;
+	int nd = 0, len;
+
+	for (t = m; t; t /= base)
+		nd++;
+	/* C prints no digit for 0 with precision 0; SystemTap prints "0". */
+	if (m == 0 && prec == 0)
+		return 1;
+	/* C's '#' adds no "0x" to 0; SystemTap's does. */
+	if (alt && base == 16 && m == 0)
+		return 1;
+	/*
+	 * C's '#' adds a 0 to octal only if the digits lack one, but when
+	 * '0' pads 0 to two or more places, both print only zeros.
+	 */
+	if (alt && base == 8 && (m == 0 || prec > nd))
+		return !(prec < 0 && (flags & RT_FMT_ZERO) &&
+			 !(flags & RT_FMT_LEFT) && width >= 2);
+	/* With a precision, C pads with spaces despite '0'; SystemTap not. */
+	if ((flags & RT_FMT_ZERO) && !(flags & RT_FMT_LEFT) && prec >= 0) {
+		len = nd > prec ? nd : prec;
+		if (is_signed && (v < 0 || (flags & (RT_FMT_PLUS | RT_FMT_SPACE))))
+			len++;
+		if (alt && base == 16)
+			len += 2;
+		if (alt && base == 8)
+			len++;
+		return width > len;
+	}
+	return 0;
+}
+
+/*
+ * One value of a comparison table: like C's output, or, where SystemTap
+ * differs from C, unlike it (test_stap_integers checks what instead).
+ * Returns 1 on success; on failure reports it under what.
+ */
+static int like_c_unless_stap(const char *what, const char *fmt,
+			      const struct rt_fmt_arg *args, int nargs,
+			      const char *want, int n, int differs)
+{
+	char why[128];
+
+	if (!differs) {
+		if (same(fmt, args, nargs, want, n, why, sizeof(why)))
+			return 1;
+	} else {
+		if (!same(fmt, args, nargs, want, n, why, sizeof(why)))
+			return 1;
+		snprintf(why, sizeof(why),
+			 "prints what C does where SystemTap differs");
+	}
+	result(0, "%s", what);
+	explain(why, want, n, fmt, args, nargs);
+	return 0;
+}
+
+/*
+ * Integers against the C library: one check per conversion, flags, width;
+ * the values where SystemTap differs from C must differ from C.
+ */
 static void test_integers_vs_libc(void)
 {
 	static const char convs[] = "diuoxX";
 	size_t c, f, w, v;
+	int total_differ = 0, total;
 
 	for (c = 0; c < sizeof(convs) - 1; c++) {
 		for (f = 0; f < ARRAY_SIZE(flag_sets); f++) {
 			for (w = 0; w < ARRAY_SIZE(width_precs); w++) {
-				char fmt[32], cfmt[32], want[BUF_MAX], why[128];
+				char fmt[32], cfmt[32], want[BUF_MAX], what[160];
 				int is_signed = convs[c] == 'd' || convs[c] == 'i';
+				int flags, width, prec, n_differ = 0;
 				int ok = 1;
 
 				snprintf(fmt, sizeof(fmt), "%%%s%s%c", flag_sets[f],
 					 width_precs[w], convs[c]);
 				c_format(cfmt, sizeof(cfmt), fmt, "ll");
+				parse_directive(fmt, &flags, &width, &prec);
+				for (v = 0; v < ARRAY_SIZE(values); v++)
+					n_differ += stap_differs(convs[c], flags,
+								 width, prec,
+								 values[v]);
+				total_differ += n_differ;
+				snprintf(what, sizeof(what),
+					 "%s like C's %s for %d values (%d where SystemTap is not)",
+					 fmt, cfmt, (int)ARRAY_SIZE(values),
+					 n_differ);
 				for (v = 0; v < ARRAY_SIZE(values) && ok; v++) {
 					struct rt_fmt_arg a = num(values[v]);
 					int n = c_num(want, sizeof(want), cfmt,
 						      is_signed, values[v]);
 
-					ok = same(fmt, &a, 1, want, n, why,
-						  sizeof(why));
-					if (!ok) {
-						result(0, "%s like C's %s for %d values",
-						       fmt, cfmt,
-						       (int)ARRAY_SIZE(values));
+					ok = like_c_unless_stap(
+						what, fmt, &a, 1, want, n,
+						stap_differs(convs[c], flags,
+							     width, prec,
+							     values[v]));
+					if (!ok)
 						printf("#   value %lld\n", values[v]);
-						explain(why, want, n, fmt, &a, 1);
-					}
 				}
 				if (ok)
-					result(1, "%s like C's %s for %d values", fmt,
-					       cfmt, (int)ARRAY_SIZE(values));
+					result(1, "%s", what);
 			}
 		}
+	}
+	/* Guard the predicate itself: it must leave most of the table. */
+	total = (int)((sizeof(convs) - 1) * ARRAY_SIZE(flag_sets) *
+		      ARRAY_SIZE(width_precs) * ARRAY_SIZE(values));
+	result(total_differ > 0 && total_differ < total / 10,
+	       "SystemTap differs from C in %d of %d table cases, under a tenth",
+	       total_differ, total);
+}
+
+/*
+ * Where SystemTap's number() (runtime/vsprintf.c) prints integers other
+ * than C does, explicit expected strings.
+ */
+static void test_stap_integers(void)
+{
+	static const struct {
+		const char *fmt;
+		int nargs;
+		long long a[3];
+		const char *want;
+	} t[] = {
+		/* '#' with %x/%X adds "0x"/"0X" to 0 too (C: "0"). */
+		{ "%#x", 1, { 0 }, "0x0" },
+		{ "%#X", 1, { 0 }, "0X0" },
+		{ "%#lx", 1, { 0 }, "0x0" },
+		{ "%#5x|", 1, { 0 }, "  0x0|" },
+		{ "%-#6X|", 1, { 0 }, "0X0   |" },
+		{ "%#06x", 1, { 0 }, "0x0000" },
+		{ "%#.3x", 1, { 0 }, "0x000" },
+		{ "%#.0X", 1, { 0 }, "0X0" },
+		{ "%#8.3X|", 1, { 0 }, "   0X000|" },
+		{ "%+ #x", 1, { 0 }, "0x0" },
+		{ "%#*x|", 2, { -5, 0 }, "0x0  |" },
+		{ "%#x", 1, { 1 }, "0x1" },
+		{ "%#X", 1, { 42 }, "0X2A" },
+		{ "%#x", 1, { -1 }, "0xffffffffffffffff" },
+		/* '#' with %o always puts a 0 before the digits. */
+		{ "%#o", 1, { 0 }, "00" },
+		{ "%#lo", 1, { 0 }, "00" },
+		{ "%#.0o", 1, { 0 }, "00" },
+		{ "%#.3o", 1, { 0 }, "0000" },
+		{ "%#4o|", 1, { 0 }, "  00|" },
+		{ "%#.3o", 1, { 8 }, "0010" },
+		{ "%#.5o", 1, { 1 }, "000001" },
+		{ "%#.25o", 1, { 8 }, "00000000000000000000000010" },
+		{ "%#6.3o|", 1, { 8 }, "  0010|" },
+		{ "%-#6.3o|", 1, { 8 }, "0010  |" },
+		{ "%#.*o", 2, { 4, 8 }, "00010" },
+		{ "%#o", 1, { 8 }, "010" },
+		{ "%#o", 1, { 1 }, "01" },
+		{ "%#o", 1, { 42 }, "052" },
+		{ "%#.2o", 1, { 8 }, "010" },
+		{ "%#06o", 1, { 8 }, "000010" },
+		{ "%#o", 1, { -1 }, "01777777777777777777777" },
+		/* An integer has at least one digit: precision 0 prints 0. */
+		{ "%.0d", 1, { 0 }, "0" },
+		{ "%.0i", 1, { 0 }, "0" },
+		{ "%.0u", 1, { 0 }, "0" },
+		{ "%.0o", 1, { 0 }, "0" },
+		{ "%.0x", 1, { 0 }, "0" },
+		{ "%.0X", 1, { 0 }, "0" },
+		{ "%.d", 1, { 0 }, "0" },
+		{ "%5.0d|", 1, { 0 }, "    0|" },
+		{ "%-5.0d|", 1, { 0 }, "0    |" },
+		{ "%+.0d", 1, { 0 }, "+0" },
+		{ "% .0d", 1, { 0 }, " 0" },
+		{ "%3.0u|", 1, { 0 }, "  0|" },
+		{ "%.*d", 2, { 0, 0 }, "0" },
+		{ "%.0d", 1, { 5 }, "5" },
+		{ "%.0d", 1, { -5 }, "-5" },
+		/* The '0' flag still pads when a precision is given. */
+		{ "%08.3d", 1, { 5 }, "00000005" },
+		{ "%08.3d", 1, { -5 }, "-0000005" },
+		{ "%+08.3d", 1, { 5 }, "+0000005" },
+		{ "% 08.3d", 1, { 5 }, " 0000005" },
+		{ "%08.3i", 1, { 1234 }, "00001234" },
+		{ "%08.3u", 1, { 42 }, "00000042" },
+		{ "%08.3o", 1, { 8 }, "00000010" },
+		{ "%#08.4o", 1, { 8 }, "00000010" },
+		{ "%08.3x", 1, { 0x1f }, "0000001f" },
+		{ "%08.3X", 1, { 0x1f }, "0000001F" },
+		{ "%#08.3x", 1, { 1 }, "0x000001" },
+		{ "%010.0d", 1, { 0 }, "0000000000" },
+		{ "%024.20d", 1, { -1 }, "-00000000000000000000001" },
+		{ "%0*.*d", 3, { 8, 3, 5 }, "00000005" },
+		{ "%0*.*x", 3, { 6, 0, 0 }, "000000" },
+		{ "%05.8d", 1, { 42 }, "00000042" },
+		{ "%03.1d", 1, { 12345 }, "12345" },
+		{ "%0.0d", 1, { 0 }, "0" },
+		{ "%-08.3d|", 1, { 5 }, "005     |" },
+		{ "%0*.*d|", 3, { -8, 3, 5 }, "005     |" },
+		{ "%08.3d", 1, { LLONG_MIN }, "-9223372036854775808" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		char what[96];
+		struct rt_fmt_arg a[3];
+		int k;
+
+		for (k = 0; k < t[i].nargs; k++)
+			a[k] = num(t[i].a[k]);
+		snprintf(what, sizeof(what), "as SystemTap: %s of %lld%s", t[i].fmt,
+			 t[i].a[t[i].nargs - 1], t[i].nargs > 1 ? " (with '*')" : "");
+		expect(what, t[i].fmt, a, t[i].nargs, t[i].want);
 	}
 }
 
@@ -397,7 +614,7 @@ static void test_star_vs_libc(void)
 		int two = strstr(fmt, "*.*") != NULL;
 		char cfmt[32], want[BUF_MAX], why[128];
 		const char *conv = fmt + strlen(fmt) - 1;
-		int ok = 1;
+		int ok = 1, n_differ = 0;
 
 		snprintf(cfmt, sizeof(cfmt), "%.*s%s%s", (int)(conv - fmt), fmt,
 			 is_str ? "" : "ll", conv);
@@ -406,7 +623,7 @@ static void test_star_vs_libc(void)
 			     j++) {
 				struct rt_fmt_arg a[3];
 				int n2 = two ? stars[j] : INT_MIN;
-				int k = 0, n;
+				int k = 0, n, flags, width, prec, differs = 0;
 
 				a[k++] = num(stars[i]);
 				if (two)
@@ -414,7 +631,32 @@ static void test_star_vs_libc(void)
 				a[k++] = is_str ? str("abcdef") : num(-1234);
 				n = c_star(want, sizeof(want), cfmt, stars[i], n2,
 					   is_str, -1234, "abcdef");
-				ok = same(fmt, a, k, want, n, why, sizeof(why));
+				if (!is_str) {
+					/* The '*' values, as C takes them. */
+					parse_directive(fmt, &flags, &width, &prec);
+					if (fmt[1] != '.' || two)
+						width = stars[i];
+					if (width < 0) {
+						flags |= RT_FMT_LEFT;
+						width = -width;
+					}
+					if (two || fmt[1] == '.')
+						prec = two ? n2 : stars[i];
+					if (prec < 0)
+						prec = -1;
+					differs = stap_differs(*conv, flags, width,
+							       prec, -1234);
+					n_differ += differs;
+				}
+				if (differs) {
+					ok = !same(fmt, a, k, want, n, why,
+						   sizeof(why));
+					snprintf(why, sizeof(why),
+						 "prints what C does where SystemTap differs");
+				} else {
+					ok = same(fmt, a, k, want, n, why,
+						  sizeof(why));
+				}
 				if (!ok) {
 					printf("#   star values %d %d\n", stars[i],
 					       n2);
@@ -422,7 +664,8 @@ static void test_star_vs_libc(void)
 				}
 			}
 		}
-		result(ok, "%s like C's %s over '*' values", fmt, cfmt);
+		result(ok, "%s like C's %s over '*' values (%d where SystemTap is not)",
+		       fmt, cfmt, n_differ);
 	}
 }
 
@@ -857,13 +1100,14 @@ static void test_next(void)
 		};
 
 		expect("the mixed format formatted", fmt, a, ARRAY_SIZE(a),
-		       "pid 42      : sh%\tcpu=  00ab! end +0070100XFF      0x10-1");
+		       "pid 42      : sh%\tcpu=  00ab! end+000701000XFF      0x10-1");
 	}
 }
 
 int main(void)
 {
 	test_integers_vs_libc();
+	test_stap_integers();
 	test_length_modifiers();
 	test_decimal_sweep();
 	test_strings_vs_libc();
