@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "tap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -27,8 +28,6 @@
 #define CANARY 0x5a
 #define BUF_MAX 1024
 
-static int n_checks;
-static int n_failed;
 
 static struct rt_fmt_arg num(long long n)
 {
@@ -63,24 +62,6 @@ static void show(const char *label, const char *s, long len)
 	printf("\"\n");
 }
 
-static int result(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Report one check; the caller prints "#" lines after a failure. */
-static int result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_checks++;
-	if (!ok)
-		n_failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", n_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return ok;
-}
 
 /*
  * Format into a buffer of size bytes (NULL when size is 0) followed by
@@ -159,7 +140,7 @@ static void expect_len(const char *what, const char *fmt,
 {
 	char why[128];
 
-	if (!result(same(fmt, args, nargs, want ? want : "", want_len, why,
+	if (!tap_check(same(fmt, args, nargs, want ? want : "", want_len, why,
 			 sizeof(why)), "%s", what))
 		explain(why, want ? want : "", want_len, fmt, args, nargs);
 }
@@ -324,7 +305,7 @@ static int like_c_unless_stap(const char *what, const char *fmt,
 		snprintf(why, sizeof(why),
 			 "prints what C does where SystemTap differs");
 	}
-	result(0, "%s", what);
+	tap_check(0, "%s", what);
 	explain(why, want, n, fmt, args, nargs);
 	return 0;
 }
@@ -374,14 +355,14 @@ static void test_integers_vs_libc(void)
 						printf("#   value %lld\n", values[v]);
 				}
 				if (ok)
-					result(1, "%s", what);
+					tap_check(1, "%s", what);
 			}
 		}
 	}
 	/* Guard the predicate itself: it must leave most of the table. */
 	total = (int)((sizeof(convs) - 1) * ARRAY_SIZE(flag_sets) *
 		      ARRAY_SIZE(width_precs) * ARRAY_SIZE(values));
-	result(total_differ > 0 && total_differ < total / 10,
+	tap_check(total_differ > 0 && total_differ < total / 10,
 	       "SystemTap differs from C in %d of %d table cases, under a tenth",
 	       total_differ, total);
 }
@@ -533,7 +514,7 @@ static void test_decimal_sweep(void)
 					   (unsigned long long)v),
 				  why, sizeof(why));
 		}
-		if (!result(ok, "%%d and %%u like C's on 20000 random values (%d)",
+		if (!tap_check(ok, "%%d and %%u like C's on 20000 random values (%d)",
 			    round))
 			printf("#   value %lld: %s\n", v, why);
 	}
@@ -554,7 +535,7 @@ static void test_decimal_sweep(void)
 				printf("#   value %llu: %s\n", d, why);
 		}
 	}
-	result(ok, "%%u like C's around every power of ten");
+	tap_check(ok, "%%u like C's around every power of ten");
 }
 
 static const char *const strings[] = {
@@ -586,13 +567,13 @@ static void test_strings_vs_libc(void)
 
 				ok = same(fmt, &a, 1, want, n, why, sizeof(why));
 				if (!ok) {
-					result(0, "%s like C's %s for %d strings",
+					tap_check(0, "%s like C's %s for %d strings",
 					       fmt, cfmt, (int)ARRAY_SIZE(strings));
 					explain(why, want, n, fmt, &a, 1);
 				}
 			}
 			if (ok)
-				result(1, "%s like C's %s for %d strings", fmt,
+				tap_check(1, "%s like C's %s for %d strings", fmt,
 				       cfmt, (int)ARRAY_SIZE(strings));
 		}
 	}
@@ -664,7 +645,7 @@ static void test_star_vs_libc(void)
 				}
 			}
 		}
-		result(ok, "%s like C's %s over '*' values (%d where SystemTap is not)",
+		tap_check(ok, "%s like C's %s over '*' values (%d where SystemTap is not)",
 		       fmt, cfmt, n_differ);
 	}
 }
@@ -795,7 +776,7 @@ static void test_char(void)
 		if (!ok)
 			printf("#   character %d: %s\n", c, why);
 	}
-	result(ok, "%%-2c|%%2c like C's for every printable character");
+	tap_check(ok, "%%-2c|%%2c like C's for every printable character");
 }
 
 static void test_misc(void)
@@ -859,7 +840,7 @@ static void test_huge_widths(void)
 
 		ret = run(out, sizeof(out), t[i].fmt, t[i].a, t[i].nargs,
 			  &intact);
-		if (!result(ret == t[i].want && intact && strlen(out) == 7,
+		if (!tap_check(ret == t[i].want && intact && strlen(out) == 7,
 			    "%s (first argument %lld) has length %ld, truncated to 7",
 			    t[i].fmt, t[i].a[0].n, t[i].want))
 			printf("#   returned %ld, intact %d, kept %zu bytes\n",
@@ -901,7 +882,7 @@ static void test_truncation(void)
 				 (size == 0 || (memcmp(out, t[i].full, keep) == 0 &&
 						out[keep] == '\0'));
 
-			if (!result(ok, "\"%s\" into %lu bytes keeps %lu of %lu",
+			if (!tap_check(ok, "\"%s\" into %lu bytes keeps %lu of %lu",
 				    t[i].fmt, size, keep, len)) {
 				printf("#   returned %ld, intact %d\n", ret, intact);
 				show("expected:", t[i].full, keep);
@@ -954,7 +935,7 @@ static void test_bad_args(void)
 		struct rt_fmt_arg a = num(1);
 		long ret = run(out, sizeof(out), "abc%d%s", &a, 1, &intact);
 
-		if (!result(ret == -1 && intact && out[0] == '\0',
+		if (!tap_check(ret == -1 && intact && out[0] == '\0',
 			    "error after output leaves an empty buffer"))
 			printf("#   returned %ld, buffer \"%s\"\n", ret, out);
 	}
@@ -1018,7 +999,7 @@ static void test_malformed(void)
 			}
 		}
 		ret = run(out, sizeof(out), t[i].fmt, a, 0, &intact);
-		if (!result(found == t[i].at && flen == t[i].len && more == 0 &&
+		if (!tap_check(found == t[i].at && flen == t[i].len && more == 0 &&
 			    ret == -1 && intact && out[0] == '\0',
 			    "malformed \"%s\": error at %d length %d, -1",
 			    t[i].fmt[1] == '\n' ? "%\\n" : t[i].fmt, t[i].at,
@@ -1027,7 +1008,7 @@ static void test_malformed(void)
 			       found, flen, more, ret);
 		/* Also with the arguments the rest would take. */
 		ret = run(out, sizeof(out), t[i].fmt, a, 1, &intact);
-		if (!result(ret == -1 && out[0] == '\0',
+		if (!tap_check(ret == -1 && out[0] == '\0',
 			    "malformed \"%s\" with an argument is -1 too",
 			    t[i].fmt[1] == '\n' ? "%\\n" : t[i].fmt))
 			printf("#   returned %ld\n", ret);
@@ -1076,7 +1057,7 @@ static void test_next(void)
 		     spec.precision == want[i].precision &&
 		     rt_fmt_nargs(&spec) == want[i].nargs &&
 		     p == spec.start + spec.len;
-		if (!result(ok, "rt_fmt_next piece %zu: \"%.*s\"", i,
+		if (!tap_check(ok, "rt_fmt_next piece %zu: \"%.*s\"", i,
 			    want[i].len, fmt + want[i].at)) {
 			printf("#   expected: conv %d at %d len %d flags %#x width %d precision %d nargs %d\n",
 			       want[i].conv, want[i].at, want[i].len,
@@ -1089,9 +1070,9 @@ static void test_next(void)
 		}
 	}
 	r = rt_fmt_next(&p, &spec);
-	result(r == 0 && *p == '\0', "rt_fmt_next returns 0 at the end");
+	tap_check(r == 0 && *p == '\0', "rt_fmt_next returns 0 at the end");
 	r = rt_fmt_next(&p, &spec);
-	result(r == 0 && *p == '\0', "rt_fmt_next stays at the end");
+	tap_check(r == 0 && *p == '\0', "rt_fmt_next stays at the end");
 
 	{
 		struct rt_fmt_arg a[] = {
@@ -1121,6 +1102,5 @@ int main(void)
 	test_malformed();
 	test_next();
 
-	printf("# %d checks, %d failed\n", n_checks, n_failed);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 /*
  * The test's own .modinfo, laid out as modpost lays out a module's: key=value
  * strings, with NUL padding between some entries.
@@ -34,24 +36,6 @@ static const char mi_bid[] __attribute__((section(".modinfo"), used,
 static const char mi_ver[] __attribute__((section(".modinfo"), used,
 					   aligned(1))) = "tapline_version=9.8.7";
 
-static int ntests, nfailed;
-
-static void check(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntests++;
-	if (!cond)
-		nfailed++;
-	printf("%sok %d - ", cond ? "" : "not ", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* Detail for the check just made, printed only when it failed. */
 static void note_if(int failed, const char *what, const char *text)
@@ -105,14 +89,14 @@ static void expect_id(const void *buf, size_t len, const char *hex_want,
 	if (hex_want) {
 		int ok = ret == 0 && strcmp(hex, hex_want) == 0;
 
-		check(ok, "%s", desc);
+		tap_check(ok, "%s", desc);
 		note_if(!ok, "error", err);
 		note_if(!ok, "got", hex);
 		note_if(!ok, "want", hex_want);
 	} else {
 		int ok = ret == -1 && err[0] != '\0';
 
-		check(ok, "%s", desc);
+		tap_check(ok, "%s", desc);
 		note_if(!ok, "unexpected build-id", hex);
 		if (ok)
 			printf("#   (%s)\n", err);
@@ -154,7 +138,7 @@ static void test_notes(void)
 			printf("#   length %zu gave %s\n", i, hex);
 		}
 	}
-	check(all_fail, "every truncation (0..%zu bytes) is an error", full - 1);
+	tap_check(all_fail, "every truncation (0..%zu bytes) is an error", full - 1);
 
 	/* Odd name and descriptor sizes with their padding, like "Linux". */
 	len = 0;
@@ -221,7 +205,7 @@ static void test_notes(void)
 	expect_id(buf, len, NULL, what);
 	len = 0;
 	add_note(buf, &len, "GNU", 4, NT_GNU_BUILD_ID, id20, sizeof(id20));
-	check(sr_notes_build_id(buf, len, small, sizeof(small), err,
+	tap_check(sr_notes_build_id(buf, len, small, sizeof(small), err,
 				sizeof(err)) == -1,
 	      "a build-id longer than the caller's buffer is an error");
 	/* Trailing bytes too short for a header, after non-GNU notes. */
@@ -241,13 +225,12 @@ static void test_kernel_notes(void)
 	int ret;
 
 	if (access(SR_KERNEL_NOTES, R_OK) != 0) {
-		printf("ok %d # SKIP %s is not readable here\n", ++ntests,
-		       SR_KERNEL_NOTES);
+		tap_skip(SR_KERNEL_NOTES " is not readable here");
 		return;
 	}
 	ret = sr_file_build_id(SR_KERNEL_NOTES, hex, sizeof(hex), err,
 			       sizeof(err));
-	check(ret == 0 && strlen(hex) >= 2,
+	tap_check(ret == 0 && strlen(hex) >= 2,
 	      "the running kernel's build-id is read from %s",
 	      SR_KERNEL_NOTES);
 	note_if(ret != 0, "error", err);
@@ -255,7 +238,7 @@ static void test_kernel_notes(void)
 		printf("#   kernel build-id %s\n", hex);
 	ret = sr_file_build_id("/nonexistent/notes", hex, sizeof(hex), err,
 			       sizeof(err));
-	check(ret == -1 && strstr(err, "/nonexistent/notes"),
+	tap_check(ret == -1 && strstr(err, "/nonexistent/notes"),
 	      "a missing notes file is an error naming the file");
 }
 
@@ -303,7 +286,7 @@ static void expect_bad(const char *path, const unsigned char *img,
 	int r1, r2;
 
 	if (write_file(path, img, len)) {
-		check(0, "%s (cannot write %s: %s)", desc, path,
+		tap_check(0, "%s (cannot write %s: %s)", desc, path,
 		      strerror(errno));
 		return;
 	}
@@ -311,7 +294,7 @@ static void expect_bad(const char *path, const unsigned char *img,
 	if (r1 == 0)
 		sr_modinfo_free(&mi);
 	r2 = sr_modinfo_locate(path, &off, &size, NULL, 0);
-	check(r1 == -1 && r2 == -1 && err[0] != '\0', "%s", desc);
+	tap_check(r1 == -1 && r2 == -1 && err[0] != '\0', "%s", desc);
 	if (r1 == -1)
 		printf("#   (%s)\n", err);
 }
@@ -369,29 +352,29 @@ static void test_modinfo(void)
 	(void)mi_ver;
 
 	ret = sr_modinfo_read("/proc/self/exe", &mi, err, sizeof(err));
-	check(ret == 0, "/proc/self/exe: .modinfo is read");
+	tap_check(ret == 0, "/proc/self/exe: .modinfo is read");
 	note_if(ret != 0, "error", err);
 	if (ret != 0)
 		return;
 	v = sr_modinfo_get(&mi, "name");
-	check(v && strcmp(v, "unit_mod") == 0, "name=unit_mod is found");
+	tap_check(v && strcmp(v, "unit_mod") == 0, "name=unit_mod is found");
 	v = sr_modinfo_get(&mi, "tapline_kernel_build_id");
-	check(v && strcmp(v, "0123456789abcdef0123456789abcdef01234567") == 0,
+	tap_check(v && strcmp(v, "0123456789abcdef0123456789abcdef01234567") == 0,
 	      "tapline_kernel_build_id is found across NUL padding");
 	v = sr_modinfo_get(&mi, "tapline_version");
-	check(v && strcmp(v, "9.8.7") == 0, "tapline_version is found");
-	check(sr_modinfo_get(&mi, "license") == NULL, "a missing key is not found");
-	check(sr_modinfo_get(&mi, "nam") == NULL &&
+	tap_check(v && strcmp(v, "9.8.7") == 0, "tapline_version is found");
+	tap_check(sr_modinfo_get(&mi, "license") == NULL, "a missing key is not found");
+	tap_check(sr_modinfo_get(&mi, "nam") == NULL &&
 	      sr_modinfo_get(&mi, "name=unit") == NULL &&
 	      sr_modinfo_get(&mi, "tapline") == NULL,
 	      "a key prefix does not match a longer key");
-	check(mi.elf_type == ET_EXEC || mi.elf_type == ET_DYN,
+	tap_check(mi.elf_type == ET_EXEC || mi.elf_type == ET_DYN,
 	      "the ELF type is reported (%u)", mi.elf_type);
 	sr_modinfo_free(&mi);
 
 	ret = sr_modinfo_locate("/proc/self/exe", &off, &size, err,
 				sizeof(err));
-	check(ret == 0 && size >= sizeof(mi_name) + sizeof(mi_bid) +
+	tap_check(ret == 0 && size >= sizeof(mi_name) + sizeof(mi_bid) +
 	      sizeof(mi_ver), ".modinfo is located (offset %llu, size %llu)",
 	      (unsigned long long)off, (unsigned long long)size);
 	note_if(ret != 0, "error", err);
@@ -403,25 +386,25 @@ static void test_modinfo(void)
 					EM_X86_64 };
 
 		v = sr_modinfo_get(&m, "last");
-		check(v && strcmp(v, "zz") == 0,
+		tap_check(v && strcmp(v, "zz") == 0,
 		      "an entry at the very end of the section is found");
 		v = sr_modinfo_get(&m, "other");
-		check(v && strcmp(v, "b") == 0, "an entry after padding is found");
+		tap_check(v && strcmp(v, "b") == 0, "an entry after padding is found");
 		m.size = 0;
-		check(sr_modinfo_get(&m, "key") == NULL,
+		tap_check(sr_modinfo_get(&m, "key") == NULL,
 		      "an empty section has no keys");
 	}
 
 	/* Files that are not modules at all. */
 	ret = sr_modinfo_read("/nonexistent/x.ko", &mi, err, sizeof(err));
-	check(ret == -1 && strstr(err, "/nonexistent/x.ko"),
+	tap_check(ret == -1 && strstr(err, "/nonexistent/x.ko"),
 	      "a missing file is an error naming it");
 	ret = sr_modinfo_read("/tmp", &mi, err, sizeof(err));
-	check(ret == -1, "a directory is an error");
+	tap_check(ret == -1, "a directory is an error");
 	printf("#   (%s)\n", err);
 
 	img = self_image(&len);
-	check(img != NULL && len > sizeof(Elf64_Ehdr),
+	tap_check(img != NULL && len > sizeof(Elf64_Ehdr),
 	      "/proc/self/exe is read (%zu bytes)", len);
 	if (!img)
 		return;
@@ -470,7 +453,7 @@ static void test_modinfo(void)
 	expect_bad(path, copy, len, "a missing section name table is an error");
 
 	idx = find_modinfo_shdr(img, len);
-	check(idx > 0, "the test finds .modinfo's header itself (%ld)", idx);
+	tap_check(idx > 0, "the test finds .modinfo's header itself (%ld)", idx);
 	if (idx > 0) {
 		size_t at = eh.e_shoff + (size_t)idx * sizeof(sh);
 
@@ -532,7 +515,7 @@ static void test_modinfo(void)
 		}
 		if (fd >= 0)
 			close(fd);
-		check(fd >= 0 && crashes_none,
+		tap_check(fd >= 0 && crashes_none,
 		      "3000 random header corruptions: no crash");
 	}
 
@@ -546,6 +529,5 @@ int main(void)
 	test_notes();
 	test_kernel_notes();
 	test_modinfo();
-	printf("# %d tests, %d failed\n", ntests, nfailed);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

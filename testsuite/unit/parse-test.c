@@ -33,27 +33,10 @@
 #include "front/diag.h"
 #include "front/front.h"
 #include "front/source.h"
+#include "tap.h"
+#include "tap.h"
 #include "util.h"
 
-static int n_checks;
-static int n_failed;
-
-static bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_checks++;
-	if (!ok)
-		n_failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", n_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return ok;
-}
 
 /* "#   label: text", one line of text per "#" line. */
 static void detail(const char *label, const char *text)
@@ -430,7 +413,7 @@ static struct node *parse_here(const char *src)
 	int errors = parse_file(file, &here_decls);
 
 	if (errors || here_decls.n == first) {
-		check(false, "parse without errors: %s", src);
+		tap_check(false, "parse without errors: %s", src);
 		return NULL;
 	}
 	return here_decls.v[first];
@@ -450,17 +433,17 @@ static struct node *stmt(struct node *decl, int i)
 static void check_loc(const struct node *n, int line, int col, const char *what)
 {
 	if (!n) {
-		check(false, "%s is at %d:%d", what, line, col);
+		tap_check(false, "%s is at %d:%d", what, line, col);
 		printf("#   no such node\n");
 		return;
 	}
-	if (!check(n->loc.line == line && n->loc.col == col, "%s is at %d:%d", what, line, col))
+	if (!tap_check(n->loc.line == line && n->loc.col == col, "%s is at %d:%d", what, line, col))
 		printf("#   got %d:%d (%s)\n", n->loc.line, n->loc.col, ast_kind_name(n->kind));
 }
 
 static void check_kind(const struct node *n, enum node_kind kind, const char *what)
 {
-	if (!check(n && n->kind == kind, "%s is a %s", what, ast_kind_name(kind)) && n)
+	if (!tap_check(n && n->kind == kind, "%s is a %s", what, ast_kind_name(kind)) && n)
 		printf("#   got a %s\n", ast_kind_name(n->kind));
 }
 
@@ -471,7 +454,7 @@ static void check_round_trip(const char *what, const char *src)
 	struct parsed a = parse(src);
 
 	if (a.errors != 0 || a.status != 0) {
-		check(false, "round trip of %s: the input parses", what);
+		tap_check(false, "round trip of %s: the input parses", what);
 		detail("input:", src);
 		show_parsed(&a);
 		parsed_free(&a);
@@ -479,12 +462,12 @@ static void check_round_trip(const char *what, const char *src)
 	}
 	struct parsed b = parse(a.text);
 	if (b.errors != 0 || b.status != 0) {
-		check(false, "round trip of %s: the printed text parses", what);
+		tap_check(false, "round trip of %s: the printed text parses", what);
 		detail("printed:", a.text);
 		show_parsed(&b);
 	} else {
 		struct parsed c = parse(b.text);
-		if (!check(!strcmp(b.text, c.text) && !strcmp(a.text, b.text),
+		if (!tap_check(!strcmp(b.text, c.text) && !strcmp(a.text, b.text),
 			   "round trip of %s: printing is a fixed point", what)) {
 			detail("input:", src);
 			detail("first:", a.text);
@@ -492,7 +475,7 @@ static void check_round_trip(const char *what, const char *src)
 			if (!strcmp(a.text, b.text))
 				detail("third:", c.text);
 		}
-		if (!check(!strcmp(a.tree, b.tree), "round trip of %s: printing keeps the meaning",
+		if (!tap_check(!strcmp(a.tree, b.tree), "round trip of %s: printing keeps the meaning",
 			   what)) {
 			detail("tree:", a.tree);
 			detail("printed:", a.text);
@@ -565,7 +548,7 @@ static void check_grouping(const char *expr, const char *same, const char *other
 	char *o = other ? expr_tree(other) : NULL;
 	bool ok = !strcmp(t, s) && (!o || strcmp(t, o) != 0);
 
-	if (!check(ok, "\"%s\" groups as \"%s\"", expr, same)) {
+	if (!tap_check(ok, "\"%s\" groups as \"%s\"", expr, same)) {
 		detail("got:", t);
 		detail("want:", s);
 		if (o)
@@ -582,7 +565,7 @@ static void check_expr_tree(const char *expr, const char *want)
 	char *t = expr_tree(expr);
 	char *w = xasprintf("(probe (point begin) { (expr %s) })\n", want);
 
-	if (!check(!strcmp(t, w), "\"%s\" is %s", expr, want)) {
+	if (!tap_check(!strcmp(t, w), "\"%s\" is %s", expr, want)) {
 		detail("got:", t);
 		detail("want:", w);
 	}
@@ -654,7 +637,7 @@ static void check_tree(const char *src, const char *want, const char *what)
 {
 	struct parsed r = parse(src);
 
-	if (!check(r.errors == 0 && !strcmp(r.tree, want), "%s", what)) {
+	if (!tap_check(r.errors == 0 && !strcmp(r.tree, want), "%s", what)) {
 		detail("input:", src);
 		detail("got:", r.tree);
 		detail("want:", want);
@@ -723,7 +706,7 @@ static void check_number(const char *lit, long long want)
 	struct node *s = stmt(p, 0);
 	const struct node *n = s && s->lhs ? s->lhs->rhs : NULL;
 
-	if (!check(n && n->kind == N_NUM && n->num == want, "number %s is %lld", lit, want) && n)
+	if (!tap_check(n && n->kind == N_NUM && n->num == want, "number %s is %lld", lit, want) && n)
 		printf("#   got a %s, %lld\n", ast_kind_name(n->kind), n->num);
 	free(src);
 }
@@ -738,7 +721,7 @@ static void check_string(const char *lit, const char *want, size_t want_len)
 	bool ok = n && n->kind == N_STR && n->str_len == want_len &&
 		  !memcmp(n->str, want, want_len);
 
-	if (!check(ok, "string %s holds the right %zu bytes", lit, want_len) && n &&
+	if (!tap_check(ok, "string %s holds the right %zu bytes", lit, want_len) && n &&
 	    n->kind == N_STR) {
 		struct strbuf b;
 
@@ -876,7 +859,7 @@ static void check_errors(const char *what, const char *src, int nerr, const char
 	for (int i = 0; want && want[i]; i++)
 		if (!strstr(r.diags, want[i]))
 			found = false;
-	if (!check(r.status < 128 && got == nerr && found && (r.errors == nerr || r.errors < 0),
+	if (!tap_check(r.status < 128 && got == nerr && found && (r.errors == nerr || r.errors < 0),
 		   "%s: %d error%s as expected", what, nerr, nerr == 1 ? "" : "s")) {
 		detail("input:", src);
 		for (int i = 0; want && want[i]; i++)
@@ -948,7 +931,7 @@ static void test_errors(void)
 	/* After an error, the rest of the file is still parsed. */
 	struct parsed r = parse("probe begin { x = ) }\nprobe end { y = 1 }\nfunction f() { return 2 }\n"
 				"global g");
-	if (!check(r.errors == 1 && strstr(r.text, "probe end") && strstr(r.text, "function f") &&
+	if (!tap_check(r.errors == 1 && strstr(r.text, "probe end") && strstr(r.text, "function f") &&
 			   strstr(r.text, "global g"),
 		   "declarations after an error are still parsed")) {
 		detail("got:", r.text);
@@ -956,7 +939,7 @@ static void test_errors(void)
 	}
 	parsed_free(&r);
 	r = parse("probe begin { x = 1 + ; y = 2 }");
-	if (!check(r.errors == 1 && strstr(r.tree, "(expr (= y 2))"),
+	if (!tap_check(r.errors == 1 && strstr(r.tree, "(expr (= y 2))"),
 		   "statements after an error in the same block are still parsed")) {
 		detail("got:", r.tree);
 		show_parsed(&r);
@@ -974,7 +957,7 @@ static void test_errors(void)
 	int got = 0;
 	for (const char *p = r.diags; (p = strstr(p, ": error: ")); p++)
 		got++;
-	if (!check(r.status == 1 && got == DIAG_MAX_ERRORS && strstr(r.diags, "too many errors"),
+	if (!tap_check(r.status == 1 && got == DIAG_MAX_ERRORS && strstr(r.diags, "too many errors"),
 		   "the run stops after %d errors", DIAG_MAX_ERRORS))
 		show_parsed(&r);
 	parsed_free(&r);
@@ -1011,7 +994,7 @@ static void test_robustness(void)
 		parsed_free(&r);
 		free(prefix);
 	}
-	if (!check(bad == 0, "no prefix of a script crashes the parser (%zu prefixes)", len + 1))
+	if (!tap_check(bad == 0, "no prefix of a script crashes the parser (%zu prefixes)", len + 1))
 		printf("#   %zu failed, the first: %s\n", bad, first);
 	free(first);
 
@@ -1026,7 +1009,7 @@ static void test_robustness(void)
 			bad++;
 		parsed_free(&r);
 	}
-	check(bad == 0, "no single byte in a body crashes the parser");
+	tap_check(bad == 0, "no single byte in a body crashes the parser");
 }
 
 /* --- the golden parseok files round-trip too ----------------------------- */
@@ -1047,7 +1030,7 @@ static void test_parseok_files(void)
 		const char *base = strrchr(g.gl_pathv[i], '/');
 
 		if (!text) {
-			check(false, "read %s", g.gl_pathv[i]);
+			tap_check(false, "read %s", g.gl_pathv[i]);
 			continue;
 		}
 		check_round_trip(base ? base + 1 : g.gl_pathv[i], text);
@@ -1078,6 +1061,5 @@ int main(void)
 	test_errors();
 	test_robustness();
 	test_parseok_files();
-	printf("# %d of %d checks failed\n", n_failed, n_checks);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }
