@@ -29,7 +29,11 @@ struct rt_context {
 	char *sp, *sp_end;      /* the per-CPU stack that holds script locals */
 	int depth;              /* nested script function calls */
 	int maxnesting;
+	unsigned long stack_base; /* kernel stack address when the hit began */
 };
+
+/* Kernel stack that nested script functions may use in one hit. */
+#define RT_STACK_BUDGET 3072
 
 enum rt_probe_kind { RT_BEGIN, RT_END, RT_TIMER, RT_KPROBE, RT_KRETPROBE };
 
@@ -76,6 +80,8 @@ void rt_fail(struct rt_context *c, const char *msg, const char *loc);
 void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc);
 /* The statement budget ran out (MAXACTION, or MAXACTION_INTERRUPTIBLE in begin/end). */
 void rt_fail_actions(struct rt_context *c, const char *loc);
+/* Script functions used more than RT_STACK_BUDGET of the kernel stack. */
+void rt_fail_stack(struct rt_context *c, const char *loc);
 /* error("..."), warn("..."), exit() */
 void rt_user_error(struct rt_context *c, const char *msg);
 void rt_warn(struct rt_context *c, const char *msg);
@@ -125,12 +131,20 @@ static inline void *rt_handler_frame(struct rt_context *c, rt_size size)
 	return p;
 }
 
-/* Take the next script function frame; NULL (and the hit fails) past MAXNESTING. */
+/*
+ * Take the next script function frame; NULL (and the hit fails) past
+ * MAXNESTING, or when the C calls themselves have used too much of the
+ * kernel stack (a probe may already run deep in an interrupt stack).
+ */
 static inline void *rt_frame_push(struct rt_context *c, rt_size size, const char *loc)
 {
 	char *p = c->sp;
 	if (rt_unlikely(c->depth >= c->maxnesting || size > (rt_size)(c->sp_end - c->sp))) {
 		rt_fail_limit(c, "MAXNESTING", c->maxnesting, loc);
+		return (void *)0;
+	}
+	if (rt_unlikely(c->stack_base - (unsigned long)__builtin_frame_address(0) > RT_STACK_BUDGET)) {
+		rt_fail_stack(c, loc);
 		return (void *)0;
 	}
 	c->depth++;

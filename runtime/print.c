@@ -47,8 +47,14 @@ void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *a
 			return;
 		}
 		if (cpu->out_len == 0) {
-			/* Larger than a whole buffer: keep what fits. */
+			/* Larger than a whole buffer: keep what fits, and say so once. */
+			static atomic_t warned;
+
 			cpu->out_len = RT_STAGING_SIZE - 1;
+			if (!atomic_xchg(&warned, 1))
+				rt_message("warning",
+					   "a printf in probe %s produced %ld bytes; only the first %d were kept",
+					   cpu->probe ? cpu->probe->pp : "?", n, RT_STAGING_SIZE - 1);
 			return;
 		}
 		rt_out_commit(cpu);

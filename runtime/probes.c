@@ -141,6 +141,9 @@ static void rt_report_missed(const struct rt_placed *pl)
 		rt_message("warning",
 			   "%d returns of %s were missed: more than MAXACTIVE = %d calls were in flight; raise it with -D MAXACTIVE=N",
 			   pl->krp.nmissed, pl->p->pp, pl->krp.maxactive);
+	if (pl->p->kind == RT_KRETPROBE && pl->krp.kp.nmissed)
+		rt_message("warning", "%lu calls of %s were missed (the kernel was already in a kprobe)",
+			   pl->krp.kp.nmissed, pl->p->pp);
 }
 
 void rt_probes_stop(void)

@@ -3,7 +3,8 @@
  * The session: module load and unload, the state machine that staprun
  * drives through `ctl` (doc/protocol.md), and the wrapper every probe hit
  * runs through. The wrapper is where safety lives: one hit per CPU at a
- * time (a nested hit is skipped and counted), interrupts off, the script's
+ * time (a nested hit is skipped and counted), interrupts off (except in
+ * begin and end, which run alone), the script's
  * globals locked, a statement budget, and errors that stop the script
  * instead of the kernel.
  */
@@ -20,12 +21,22 @@ MODULE_DESCRIPTION("Tapline script module");
 
 struct rt_session rt_sess;
 
-/* Error and warning lines for `ctl`; a fixed buffer so any context can add one. */
+/*
+ * Error and warning lines for `ctl`. A probe can fire anywhere, even while
+ * its own CPU is inside this code, so adding a line never waits: the first
+ * error has a slot of its own, claimed without a lock, and the other lines
+ * go to a buffer only if its lock is free at once (else they are counted
+ * as lost).
+ */
+#define RT_MESSAGE_LEN 256
 #define RT_MESSAGES_SIZE 4096
+static char rt_first_error[RT_MESSAGE_LEN];
+static atomic_t rt_first_error_state; /* 0 free, 1 being written, 2 written */
 static char rt_messages[RT_MESSAGES_SIZE];
 static size_t rt_messages_len;
-static bool rt_messages_truncated;
+static atomic_t rt_messages_lost;
 static DEFINE_SPINLOCK(rt_messages_lock);
+static atomic_t rt_skip_limit_hit;
 
 int rt_state(void)
 {
@@ -35,22 +46,32 @@ int rt_state(void)
 void rt_message(const char *kind, const char *fmt, ...)
 {
 	unsigned long flags;
-	char line[256];
+	char line[RT_MESSAGE_LEN];
 	va_list ap;
-	int n;
+	int i, n;
 
-	n = scnprintf(line, sizeof(line), "%s ", kind);
 	va_start(ap, fmt);
-	n += vscnprintf(line + n, sizeof(line) - n, fmt, ap);
+	n = vscnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	spin_lock_irqsave(&rt_messages_lock, flags);
-	if (rt_messages_len + n + 1 < RT_MESSAGES_SIZE) {
-		memcpy(rt_messages + rt_messages_len, line, n);
-		rt_messages_len += n;
-		rt_messages[rt_messages_len++] = '\n';
-	} else {
-		rt_messages_truncated = true;
+	/* One message, one line: script text must not forge `ctl` lines. */
+	for (i = 0; i < n; i++)
+		if ((unsigned char)line[i] < ' ' || line[i] == 0x7f)
+			line[i] = ' ';
+	if (!strcmp(kind, "error") && atomic_cmpxchg(&rt_first_error_state, 0, 1) == 0) {
+		memcpy(rt_first_error, line, n + 1);
+		atomic_set_release(&rt_first_error_state, 2);
+		return;
 	}
+	if (!spin_trylock_irqsave(&rt_messages_lock, flags)) {
+		atomic_inc(&rt_messages_lost);
+		return;
+	}
+	if (rt_messages_len + strlen(kind) + n + 2 < RT_MESSAGES_SIZE)
+		rt_messages_len += scnprintf(rt_messages + rt_messages_len,
+					     RT_MESSAGES_SIZE - rt_messages_len, "%s %s\n", kind,
+					     line);
+	else
+		atomic_inc(&rt_messages_lost);
 	spin_unlock_irqrestore(&rt_messages_lock, flags);
 }
 
@@ -59,21 +80,29 @@ void rt_session_show(struct seq_file *m)
 	static const char *const names[] = { "loaded", "running", "stopping", "stopped" };
 	unsigned long flags;
 	char *copy = kmalloc(RT_MESSAGES_SIZE, GFP_KERNEL);
-	size_t len;
+	size_t len = 0;
+	int lost;
 
-	if (!copy)
-		return;
 	seq_printf(m, "state %s\n", names[atomic_read(&rt_sess.state)]);
 	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
 	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
-	spin_lock_irqsave(&rt_messages_lock, flags);
-	len = rt_messages_len;
-	memcpy(copy, rt_messages, len);
-	spin_unlock_irqrestore(&rt_messages_lock, flags);
-	seq_write(m, copy, len);
-	if (rt_messages_truncated)
-		seq_puts(m, "warning some error or warning messages were lost\n");
-	kfree(copy);
+	if (atomic_read_acquire(&rt_first_error_state) == 2)
+		seq_printf(m, "error %s\n", rt_first_error);
+	if (atomic_read(&rt_skip_limit_hit))
+		seq_printf(m,
+			   "error skipped too many probe hits (MAXSKIPPED = %lld): another hit was running on the same CPU or a global stayed locked; raise the limit with -D MAXSKIPPED=N\n",
+			   rt_script.maxskipped);
+	if (copy) {
+		spin_lock_irqsave(&rt_messages_lock, flags);
+		len = rt_messages_len;
+		memcpy(copy, rt_messages, len);
+		spin_unlock_irqrestore(&rt_messages_lock, flags);
+		seq_write(m, copy, len);
+		kfree(copy);
+	}
+	lost = atomic_read(&rt_messages_lost);
+	if (lost)
+		seq_printf(m, "warning %d more error or warning messages were lost\n", lost);
 }
 
 /* exit(), an error, or MAXSKIPPED: no more hits; staprun then sends `stop`. */
@@ -94,50 +123,64 @@ static void rt_count_skip(void)
 {
 	s64 n = atomic64_inc_return(&rt_sess.skipped);
 
+	/* Only flags here: a message is composed when `ctl` is read. */
 	if (n == rt_script.maxskipped + 1) {
-		rt_message("error",
-			   "skipped too many probe hits (MAXSKIPPED = %lld): another hit was running on the same CPU or a global stayed locked; raise the limit with -D MAXSKIPPED=N",
-			   rt_script.maxskipped);
+		atomic_set(&rt_skip_limit_hit, 1);
 		rt_request_stop(1);
 	}
 }
 
 void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
 {
-	unsigned long flags;
+	/* begin and end run in process context while no other probe is
+	 * placed: with interrupts on, so a long one cannot stall the CPU. */
+	bool process = rt_is_begin_end(p);
+	unsigned long flags = 0;
 	struct rt_cpu *cpu;
 
 	/* begin and end run while starting and stopping; the rest only while running. */
-	if (!rt_is_begin_end(p) && atomic_read(&rt_sess.state) != RT_RUNNING)
+	if (!process && atomic_read(&rt_sess.state) != RT_RUNNING)
 		return;
+	if (process)
+		preempt_disable();
 	local_irq_save(flags);
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (cpu->busy) {
 		rt_count_skip();
+		local_irq_restore(flags);
 		goto out;
 	}
 	cpu->busy = 1;
+	if (process)
+		local_irq_restore(flags);
 	cpu->probe = p;
 	cpu->regs = regs;
 	cpu->out_len = 0;
 	cpu->c.error = NULL;
-	cpu->c.actions = rt_is_begin_end(p) ? rt_script.maxaction_interruptible : rt_script.maxaction;
+	cpu->c.actions = process ? rt_script.maxaction_interruptible : rt_script.maxaction;
 	cpu->c.sp = cpu->stack;
 	cpu->c.sp_end = cpu->stack + rt_script.frame_size;
 	cpu->c.depth = 0;
 	cpu->c.maxnesting = (int)rt_script.maxnesting;
+	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
 	if (rt_lock_globals(p)) {
 		p->handler(&cpu->c);
 		rt_unlock_globals(p);
 	} else {
 		rt_count_skip();
 	}
+	/* Still busy while committing: a hit in an interrupt must not write
+	 * this CPU's buffer at the same time. */
 	rt_out_commit(cpu);
 	cpu->probe = NULL;
 	cpu->regs = NULL;
+	barrier();
 	cpu->busy = 0;
+	if (!process)
+		local_irq_restore(flags);
 out:
-	local_irq_restore(flags);
+	if (process)
+		preempt_enable();
 }
 
 /* --- the API for generated code: failing and stopping --- */
@@ -173,6 +216,19 @@ void rt_fail_actions(struct rt_context *c, const char *loc)
 		rt_fail_limit(c, "MAXACTION_INTERRUPTIBLE", rt_script.maxaction_interruptible, loc);
 	else
 		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
+}
+
+void rt_fail_stack(struct rt_context *c, const char *loc)
+{
+	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+
+	if (c->error)
+		return;
+	c->error = "kernel stack";
+	rt_message("error",
+		   "script functions nest too deeply for the kernel stack (more than %d bytes) at %s (probe %s)",
+		   RT_STACK_BUDGET, loc, cpu->probe ? cpu->probe->pp : "?");
+	rt_request_stop(1);
 }
 
 void rt_user_error(struct rt_context *c, const char *msg)

@@ -5,8 +5,10 @@
  * it as one record; each CPU's ring has a single writer (that CPU, with
  * interrupts off) and a single reader (a read() of `out`), so the rings
  * need no locks, only ordered head and tail updates. Records carry a global
- * sequence number; the reader merges the rings in that order. A record that
- * does not fit is dropped and counted, never half-written.
+ * sequence number; the reader merges the rings in that order (exact within
+ * a CPU; across CPUs, a record numbered just before another may be published
+ * just after it). A record that does not fit is dropped and counted, never
+ * half-written.
  *
  * Probe context never wakes the reader (a wake-up from inside the scheduler
  * could deadlock); a 20 ms timer does.
@@ -190,8 +192,9 @@ static ssize_t rt_drain(char __user *ubuf, size_t count)
 			size_t k = min(n - off, sizeof(chunk));
 
 			rt_ring_copy_out(r, r->tail + sizeof(rec) + rt_partial_off + off, chunk, k);
+			/* Records already handed over stay handed over. */
 			if (copy_to_user(ubuf + done + off, chunk, k))
-				return -EFAULT;
+				return done ? (ssize_t)done : -EFAULT;
 			off += k;
 		}
 		done += n;
@@ -233,7 +236,8 @@ static ssize_t rt_out_read(struct file *file, char __user *ubuf, size_t count, l
 		/* The timeout lets a signal that raced with the sleep be noticed. */
 		rc = wait_event_interruptible_timeout(rt_wq, rt_reader_should_wake(), HZ / 5);
 		if (rc < 0) {
-			n = -EINTR;
+			/* EINTR for staprun (no SA_RESTART); restarted for others. */
+			n = -ERESTARTSYS;
 			break;
 		}
 	}

@@ -96,10 +96,15 @@ int sr_ctl_write(const char *name, const char *cmd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse "key value" lines; keys this version does not know are skipped. */
+/*
+ * Parse "key value" lines; keys this version does not know are skipped.
+ * The first line of each key counts: the module's status lines come before
+ * any message text.
+ */
 static void sr_status_parse(struct sr_status *st)
 {
 	char *line = st->text;
+	unsigned seen = 0;
 
 	while (line && *line) {
 		char *nl = strchr(line, '\n');
@@ -113,16 +118,22 @@ static void sr_status_parse(struct sr_status *st)
 			val++;
 		else
 			val = line + klen;
-		if (klen == 5 && !strncmp(line, "state", 5))
+		if (klen == 5 && !strncmp(line, "state", 5) && !(seen & 1)) {
 			snprintf(st->state, sizeof(st->state), "%s", val);
-		else if (klen == 11 && !strncmp(line, "exit_status", 11))
+			seen |= 1;
+		} else if (klen == 11 && !strncmp(line, "exit_status", 11) && !(seen & 2)) {
 			st->exit_status = atoi(val);
-		else if (klen == 15 && !strncmp(line, "dropped_records", 15))
+			seen |= 2;
+		} else if (klen == 15 && !strncmp(line, "dropped_records", 15) && !(seen & 4)) {
 			st->dropped_records = strtoull(val, NULL, 10);
-		else if (klen == 13 && !strncmp(line, "dropped_bytes", 13))
+			seen |= 4;
+		} else if (klen == 13 && !strncmp(line, "dropped_bytes", 13) && !(seen & 8)) {
 			st->dropped_bytes = strtoull(val, NULL, 10);
-		else if (klen == 7 && !strncmp(line, "skipped", 7))
+			seen |= 8;
+		} else if (klen == 7 && !strncmp(line, "skipped", 7) && !(seen & 16)) {
 			st->skipped = strtoull(val, NULL, 10);
+			seen |= 16;
+		}
 		/* Put the newline back: sr_status_report() walks the text again. */
 		if (!nl)
 			break;

@@ -191,8 +191,22 @@ void options_parse(struct session *s, int argc, char **argv)
 		fatal("-c and -x cannot be used together");
 	if (s->limits[LIMIT_MAXSTRINGLEN] < 16 || s->limits[LIMIT_MAXSTRINGLEN] > 65536)
 		fatal("MAXSTRINGLEN must be between 16 and 65536");
-	if (s->limits[LIMIT_MAXNESTING] < 1 || s->limits[LIMIT_MAXNESTING] > 1000)
-		fatal("MAXNESTING must be between 1 and 1000");
+	/* Upper bounds keep a limit from becoming a way to hang or exhaust the
+	 * kernel: MAXACTION statements run with interrupts off. */
+	static const struct {
+		enum limit_id id;
+		long long min, max;
+	} bounds[] = {
+		{ LIMIT_MAXACTION, 1, 1000000 },       { LIMIT_MAXACTION_INTERRUPTIBLE, 1, 100000000 },
+		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 1000000 },
+		{ LIMIT_MAXSKIPPED, 0, 1000000000 },   { LIMIT_MAXACTIVE, 0, 4096 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
+		long long v = s->limits[bounds[i].id];
+		if (v < bounds[i].min || v > bounds[i].max)
+			fatal("%s must be between %lld and %lld, not %lld", limit_info[bounds[i].id].name,
+			      bounds[i].min, bounds[i].max, v);
+	}
 	if (s->limits[LIMIT_BUFFER_KB] < 16 || s->limits[LIMIT_BUFFER_KB] > 1024 * 1024)
 		fatal("the output buffer (-s) must be between 1 and 1024 MiB");
 	diag_set_warnings(!s->no_warnings);

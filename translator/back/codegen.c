@@ -209,17 +209,18 @@ static char *fmt_args(struct cg *g, struct node *args, int *nargs)
 		free(vals);
 		return xstrdup("(const struct rt_fmt_arg *)0");
 	}
+	/* In the frame, not on the kernel stack: a printf may have many arguments. */
 	int id = g->ntemps++;
-	emit(g, "struct rt_fmt_arg a%d[%d];", id, *nargs);
+	sb_printf(&g->fields, "\tstruct rt_fmt_arg a%d[%d];\n", id, *nargs);
 	int i = 0;
 	for (struct node *a = args; a; a = a->next, i++) {
 		if (a->type == T_STRING)
-			emit(g, "a%d[%d].is_str = 1, a%d[%d].s = %s;", id, i, id, i, vals[i]);
+			emit(g, "l->a%d[%d].is_str = 1, l->a%d[%d].s = %s;", id, i, id, i, vals[i]);
 		else
-			emit(g, "a%d[%d].is_str = 0, a%d[%d].n = %s;", id, i, id, i, vals[i]);
+			emit(g, "l->a%d[%d].is_str = 0, l->a%d[%d].n = %s;", id, i, id, i, vals[i]);
 	}
 	free_list(vals, *nargs);
-	return xasprintf("a%d", id);
+	return xasprintf("l->a%d", id);
 }
 
 static char *cg_builtin(struct cg *g, struct node *n)

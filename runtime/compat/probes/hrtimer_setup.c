@@ -7,7 +7,7 @@ static enum hrtimer_restart rt_probe_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-void rt_feature_probe(struct hrtimer *t)
+static __used void rt_feature_probe(struct hrtimer *t)
 {
 	hrtimer_setup(t, rt_probe_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 }

@@ -3,7 +3,8 @@
 #include <linux/proc_fs.h>
 
 static const struct proc_ops rt_probe_ops = { .proc_read = NULL };
-const void *rt_feature_probe(void)
+
+static __used const void *rt_feature_probe(void)
 {
 	return &rt_probe_ops;
 }
