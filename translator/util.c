@@ -155,6 +155,21 @@ char *sb_detach(struct strbuf *b)
 	return s;
 }
 
+char *str_replace_all(const char *s, const char *from, const char *to)
+{
+	struct strbuf b;
+	sb_init(&b);
+	size_t n = strlen(from);
+	const char *p;
+	while ((p = strstr(s, from))) {
+		sb_add(&b, s, (size_t)(p - s));
+		sb_puts(&b, to);
+		s = p + n;
+	}
+	sb_puts(&b, s);
+	return sb_detach(&b);
+}
+
 void pv_push(struct ptrvec *pv, void *p)
 {
 	if (pv->n == pv->cap) {

@@ -41,6 +41,9 @@ void sb_vprintf(struct strbuf *b, const char *fmt, va_list ap);
 /* Hand the string to the caller; the buffer is empty afterwards. */
 char *sb_detach(struct strbuf *b);
 
+/* s with every occurrence of from replaced by to (malloced). */
+char *str_replace_all(const char *s, const char *from, const char *to);
+
 /* A growable array of pointers. */
 struct ptrvec {
 	void **v;

@@ -16,25 +16,16 @@
 #include "back/back.h"
 #include "front/diag.h"
 
+/* A stub command with its two placeholders filled in (paths never contain them). */
 static char *fill(const char *tmpl, const char *a_name, const char *a, const char *b_name,
 		  const char *b)
 {
-	struct strbuf out;
-	sb_init(&out);
-	const char *p = tmpl;
-	while (*p) {
-		const char *hit_a = strstr(p, a_name);
-		const char *hit_b = b_name ? strstr(p, b_name) : NULL;
-		const char *hit = hit_a && (!hit_b || hit_a < hit_b) ? hit_a : hit_b;
-		if (!hit) {
-			sb_puts(&out, p);
-			break;
-		}
-		sb_add(&out, p, (size_t)(hit - p));
-		sb_puts(&out, hit == hit_a ? a : b);
-		p = hit + strlen(hit == hit_a ? a_name : b_name);
-	}
-	return sb_detach(&out);
+	char *once = str_replace_all(tmpl, a_name, a);
+	if (!b_name)
+		return once;
+	char *twice = str_replace_all(once, b_name, b);
+	free(once);
+	return twice;
 }
 
 static void build_failed(struct session *s, const char *what, const char *output)

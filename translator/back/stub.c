@@ -129,22 +129,6 @@ static char *kbuild_command(const char *cmd_file)
 	return result;
 }
 
-/* Replace every occurrence of from with to (malloced result). */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-	struct strbuf b;
-	sb_init(&b);
-	size_t n = strlen(from);
-	const char *p;
-	while ((p = strstr(s, from))) {
-		sb_add(&b, s, (size_t)(p - s));
-		sb_puts(&b, to);
-		s = p + n;
-	}
-	sb_puts(&b, s);
-	return sb_detach(&b);
-}
-
 /* Drop the word starting with prefix (e.g. the -Wp,-MMD dependency flag). */
 static char *drop_word(const char *cmd, const char *prefix)
 {
@@ -377,11 +361,11 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 	char *obj = path_join(dir, "session.o");
 	char *src = path_join(dir, "session.c");
 	char *cc1 = drop_word(trim(cc_full), "-Wp,-MMD,");
-	char *cc2 = replace_all(cc1, obj, "@OBJ@");
-	char *cc = replace_all(cc2, src, "@SRC@");
+	char *cc2 = str_replace_all(cc1, obj, "@OBJ@");
+	char *cc = str_replace_all(cc2, src, "@SRC@");
 	free(cc1);
 	free(cc2);
-	char *objtool_cmd = objtool ? replace_all(objtool, obj, "@OBJ@") : xstrdup("");
+	char *objtool_cmd = objtool ? str_replace_all(objtool, obj, "@OBJ@") : xstrdup("");
 	free(objtool);
 	free(obj);
 	free(src);
@@ -394,8 +378,8 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 	char *o = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	char *mod_o = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
 	char *inputs = xasprintf("%s %s", o, mod_o);
-	char *ld1 = replace_all(trim(ld_full), inputs, "@IN@");
-	char *ld = replace_all(ld1, ko, "@OUT@");
+	char *ld1 = str_replace_all(trim(ld_full), inputs, "@IN@");
+	char *ld = str_replace_all(ld1, ko, "@OUT@");
 	bool ok = strstr(cc, "@SRC@") && strstr(cc, "@OBJ@") && strstr(ld, "@IN@") &&
 		  strstr(ld, "@OUT@");
 	if (ok) {
