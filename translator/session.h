@@ -38,6 +38,7 @@ struct handler {
 	struct node *decl;       /* the N_PROBE */
 	struct ptrvec vars;      /* its locals (struct symbol *) */
 	struct ptrvec globals_rd, globals_wr; /* including those of called functions */
+	struct ptrvec calls;     /* functions it calls directly (struct symbol *) */
 	bool uses_return;        /* reads $return */
 };
 

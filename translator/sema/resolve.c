@@ -226,11 +226,7 @@ static void walk(struct resolver *r, struct node *n)
 		if (f) {
 			n->sym = f;
 			reach(r, f);
-			struct ptrvec *calls = r->sc->func ? &r->sc->func->calls : NULL;
-			if (calls)
-				add_unique(calls, f);
-			else
-				add_unique(&r->sc->handler->globals_rd, f); /* callee: folded below */
+			add_unique(r->sc->func ? &r->sc->func->calls : &r->sc->handler->calls, f);
 			return;
 		}
 		n->builtin = builtin_find(n->name);
@@ -300,11 +296,7 @@ static void walk_function(struct resolver *r, struct symbol *f)
 	r->sc = NULL;
 }
 
-/*
- * A handler locks every global it or its callees touch. While walking, a
- * handler's direct callees were parked in globals_rd (they are symbols of
- * kind SYM_FUNCTION); fold their closure in now.
- */
+/* A handler locks every global it or the functions it calls touch. */
 static void fold_callee(struct handler *h, struct symbol *f, struct ptrvec *seen)
 {
 	for (size_t i = 0; i < seen->n; i++)
@@ -321,17 +313,9 @@ static void fold_callee(struct handler *h, struct symbol *f, struct ptrvec *seen
 
 static void fold_locks(struct handler *h)
 {
-	struct ptrvec direct = { 0 }, seen = { 0 };
-	struct ptrvec rd = { 0 };
-	for (size_t i = 0; i < h->globals_rd.n; i++) {
-		struct symbol *sym = h->globals_rd.v[i];
-		pv_push(sym->kind == SYM_FUNCTION ? &direct : &rd, sym);
-	}
-	pv_free(&h->globals_rd);
-	h->globals_rd = rd;
-	for (size_t i = 0; i < direct.n; i++)
-		fold_callee(h, direct.v[i], &seen);
-	pv_free(&direct);
+	struct ptrvec seen = { 0 };
+	for (size_t i = 0; i < h->calls.n; i++)
+		fold_callee(h, h->calls.v[i], &seen);
 	pv_free(&seen);
 }
 
