@@ -21,14 +21,12 @@ int build_module(struct session *s);
  * compile and link a script against it (taken from its kbuild run).
  */
 struct stub {
-	char *dir;          /* cache directory holding it */
 	char *kbuild_dir;   /* the kernel's build tree; commands run there */
 	char *cc;           /* compile command; @SRC@ and @OBJ@ to fill in */
 	char *objtool;      /* objtool command; @OBJ@ */
 	char *ld;           /* link command; @OUT@ and @IN@ */
 	char *runtime_obj;  /* the runtime, one relocatable object */
 	char *mod_obj;      /* module metadata: this_module, __versions, .modinfo */
-	char *include_dir;  /* where api.h is */
 };
 
 /* The stub for the session's kernel, built and cached on first use; NULL on failure (reported). */

@@ -27,7 +27,6 @@
 
 #include "back/back.h"
 #include "debuginfo/kernel.h"
-#include "front/diag.h"
 
 /* Bump when the stub's layout or this file's commands change. */
 #define STUB_FORMAT 1
@@ -406,14 +405,12 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 static struct stub *load_stub(const char *dir, const char *kbuild_dir)
 {
 	struct stub *st = xcalloc(1, sizeof *st);
-	st->dir = xstrdup(dir);
 	st->kbuild_dir = xstrdup(kbuild_dir);
 	st->cc = read_text(dir, "cc.cmd");
 	st->objtool = read_text(dir, "objtool.cmd");
 	st->ld = read_text(dir, "ld.cmd");
 	st->runtime_obj = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	st->mod_obj = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
-	st->include_dir = xstrdup(dir);
 	if (!st->cc || !st->objtool || !st->ld || !file_exists(st->runtime_obj) ||
 	    !file_exists(st->mod_obj))
 		return NULL;

@@ -174,8 +174,7 @@ static void timer(struct pp_ctx *c)
 	unknown_shape(c);
 }
 
-static void unknown_kernel_function(struct pp_ctx *c, const struct kernel *k, const char *name,
-				    struct loc loc)
+static void unknown_kernel_function(const struct kernel *k, const char *name, struct loc loc)
 {
 	diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION, "kernel %s has no function '%s'", k->release,
 		   name);
@@ -185,7 +184,6 @@ static void unknown_kernel_function(struct pp_ctx *c, const struct kernel *k, co
 		suggest_offer(&sg, k->funcs[i]);
 	if (!suggest_hint(&sg, NULL))
 		diag_hint("the function names come from %s", k->funcs_from);
-	(void)c;
 }
 
 static void kernel_function(struct pp_ctx *c)
@@ -219,7 +217,7 @@ static void kernel_function(struct pp_ctx *c)
 		if (kernel_has_function(k, name))
 			add_probe(c, kind, name, 0);
 		else if (!c->pp->optional)
-			unknown_kernel_function(c, k, name, fn->arg->loc);
+			unknown_kernel_function(k, name, fn->arg->loc);
 		return;
 	}
 	size_t matches = 0;
