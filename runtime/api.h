@@ -14,7 +14,7 @@
 
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 
-#define RT_API_VERSION 1
+#define RT_API_VERSION 2
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -52,6 +52,7 @@ struct rt_probe {
 	const struct rt_lock *locks;
 	int nlocks;
 	int optional;            /* written with '?': failing to place it is fine */
+	int from_wildcard;       /* one of a wildcard's matches: failing to place it warns */
 };
 
 struct rt_script {
@@ -80,8 +81,10 @@ void rt_fail(struct rt_context *c, const char *msg, const char *loc);
 void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc);
 /* The statement budget ran out (MAXACTION, or MAXACTION_INTERRUPTIBLE in begin/end). */
 void rt_fail_actions(struct rt_context *c, const char *loc);
-/* Script functions used more than RT_STACK_BUDGET of the kernel stack. */
-void rt_fail_stack(struct rt_context *c, const char *loc);
+/* A script function frame does not fit: past MAXNESTING, the frame stack
+ * is full, or the calls used more than RT_STACK_BUDGET of the kernel stack
+ * (frame: the caller's frame address). Fails the hit. */
+void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc);
 /* error("..."), warn("..."), exit() */
 void rt_user_error(struct rt_context *c, const char *msg);
 void rt_warn(struct rt_context *c, const char *msg);
@@ -139,12 +142,13 @@ static inline void *rt_handler_frame(struct rt_context *c, rt_size size)
 static inline void *rt_frame_push(struct rt_context *c, rt_size size, const char *loc)
 {
 	char *p = c->sp;
-	if (rt_unlikely(c->depth >= c->maxnesting || size > (rt_size)(c->sp_end - c->sp))) {
-		rt_fail_limit(c, "MAXNESTING", c->maxnesting, loc);
-		return (void *)0;
-	}
-	if (rt_unlikely(c->stack_base - (unsigned long)__builtin_frame_address(0) > RT_STACK_BUDGET)) {
-		rt_fail_stack(c, loc);
+	unsigned long frame = (unsigned long)__builtin_frame_address(0);
+	/* One out-of-line call for every failure keeps each function small for
+	 * gcc; returning NULL here (not its result) lets gcc see that nothing
+	 * the caller holds must survive that call. */
+	if (rt_unlikely(c->depth >= c->maxnesting || size > (rt_size)(c->sp_end - c->sp) ||
+			c->stack_base - frame > RT_STACK_BUDGET)) {
+		rt_frame_overflow(c, size, frame, loc);
 		return (void *)0;
 	}
 	c->depth++;

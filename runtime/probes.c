@@ -124,6 +124,13 @@ int rt_probes_start(void)
 		}
 		if (pl->p->optional)
 			continue;
+		if (pl->p->from_wildcard) {
+			/* The translator leaves out what it knows the kernel refuses;
+			 * anything else the kernel refuses costs this one match only. */
+			rt_message("warning", "probe %s on %s was not placed: %s (%d)", pl->p->pp,
+				   pl->p->symbol, rt_errno_text(rc), rc);
+			continue;
+		}
 		rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
 			   pl->p->symbol ? pl->p->symbol : "?", rt_errno_text(rc), rc);
 		rt_request_stop(1);

@@ -218,16 +218,20 @@ void rt_fail_actions(struct rt_context *c, const char *loc)
 		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
 }
 
-void rt_fail_stack(struct rt_context *c, const char *loc)
+void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc)
 {
 	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
 
+	if (c->depth >= c->maxnesting || size > (rt_size)(c->sp_end - c->sp)) {
+		rt_fail_limit(c, "MAXNESTING", c->maxnesting, loc);
+		return;
+	}
 	if (c->error)
 		return;
 	c->error = "kernel stack";
 	rt_message("error",
-		   "script functions nest too deeply for the kernel stack (more than %d bytes) at %s (probe %s)",
-		   RT_STACK_BUDGET, loc, cpu->probe ? cpu->probe->pp : "?");
+		   "script functions nest too deeply for the kernel stack (%lu bytes used, more than %d) at %s (probe %s)",
+		   c->stack_base - frame, RT_STACK_BUDGET, loc, cpu->probe ? cpu->probe->pp : "?");
 	rt_request_stop(1);
 }
 

@@ -146,9 +146,9 @@ static void sr_parse_options(int argc, char **argv)
 		case 'x':
 			errno = 0;
 			pid = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || pid <= 0 ||
-			    pid > INT_MAX) {
-				sr_error("-x needs a process id, not '%s'", optarg);
+			/* 4194304: PID_MAX_LIMIT, the largest pid a 64-bit kernel uses. */
+			if (errno || end == optarg || *end || pid <= 0 || pid > 4194304) {
+				sr_error("-x takes a process id from 1 to 4194304, not '%s'", optarg);
 				exit(1);
 			}
 			opt.target = (pid_t)pid;

@@ -123,12 +123,15 @@ int main(int argc, char **argv)
 	struct session sess = { 0 };
 	struct session *s = &sess;
 	options_parse(s, argc, argv);
+	util_catch_signals();
 	locate_files(s);
 	if (!run_possible(s))
 		return 1;
 
 	struct pass_clock pc = pass_begin(s);
 	pass1_parse(s);
+	util_check_signal();
+	diag_summary();
 	if (diag_errors())
 		return 1;
 	char *what = xasprintf("parsed the script and %d tapset files", s->prog.ntapset_files);
@@ -144,8 +147,11 @@ int main(int argc, char **argv)
 	s->kernel = kernel_open(s->release, s->verbose > 0);
 	if (!s->kernel)
 		return 1;
-	if (sema_elaborate(s))
+	int sema_errors = sema_elaborate(s);
+	diag_summary();
+	if (sema_errors)
 		return 1;
+	util_check_signal();
 	what = xasprintf("resolved %zu probes, %zu functions and %zu globals against kernel %s",
 			 s->prog.probes.n, s->prog.functions.n, s->prog.globals.n, s->release);
 	pass_end(pc, 2, what);
@@ -167,6 +173,7 @@ int main(int argc, char **argv)
 	if (!write_file(s->c_file, c_text, strlen(c_text)))
 		fatal("cannot write %s: %m", s->c_file);
 	pass_end(pc, 3, "translated to C");
+	util_check_signal();
 	int status = 0;
 	if (s->last_pass == 3) {
 		fputs(c_text, stdout);
@@ -178,6 +185,7 @@ int main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	util_check_signal();
 	pass_end(pc, 4, "built the module");
 	if (s->last_pass == 4) {
 		/* Like SystemTap: the module lands in the current directory. */
@@ -193,6 +201,7 @@ int main(int argc, char **argv)
 	status = run_module(s);
 	pass_end(pc, 5, "ran the module");
 done:
+	util_check_signal();
 	if (s->keep_temps)
 		fprintf(stderr, "stap: keeping the temporary directory %s\n", s->tmpdir);
 	else

@@ -3,6 +3,7 @@
  * The command line, SystemTap's where it has an equivalent. Everything it
  * decides goes into struct session; nothing else reads argv.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ static void usage(FILE *f)
 		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
 		"  -I DIR        also read tapsets from DIR\n"
 		"  -w            no warnings\n"
+		"  -g            guru mode: also probe functions the runtime itself calls\n"
 		"  --vm          run pass 5 in a throwaway qemu guest booting the target kernel\n"
 		"  --vm-timeout=S  stop the guest after S seconds (default: no limit)\n"
 		"  -h, --help    this text\n"
@@ -110,7 +112,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:whV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wghV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			s->script_text = optarg;
@@ -141,9 +143,17 @@ void options_parse(struct session *s, int argc, char **argv)
 		case 'c':
 			s->target_cmd = optarg;
 			break;
-		case 'x':
-			s->target_pid = (long)parse_number(optarg, "-x");
+		case 'x': {
+			char *end;
+			errno = 0;
+			long long pid = strtoll(optarg, &end, 10);
+			/* PID_MAX_LIMIT: no kernel hands out larger process ids. */
+			if (errno || end == optarg || *end || pid < 1 || pid > OPTIONS_PID_MAX)
+				fatal("-x takes a process id from 1 to %d, not '%s'", OPTIONS_PID_MAX,
+				      optarg);
+			s->target_pid = (long)pid;
 			break;
+		}
 		case 'D':
 			set_limit(s, optarg);
 			break;
@@ -156,6 +166,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case 'w':
 			s->no_warnings = true;
+			break;
+		case 'g':
+			s->guru = true;
 			break;
 		case OPT_VM:
 			s->vm = true;

@@ -7,6 +7,8 @@
 
 /* The kernel allows 55 bytes (MODULE_NAME_LEN - 1). */
 #define OPTIONS_MAX_MODULE_NAME 55
+/* The largest process id a 64-bit kernel hands out (PID_MAX_LIMIT). */
+#define OPTIONS_PID_MAX 4194304
 
 void options_parse(struct session *s, int argc, char **argv);
 char *options_default_module_name(const struct session *s, const char *script, size_t len);

@@ -52,6 +52,7 @@ struct probe {
 	long long period_ns;     /* PK_TIMER */
 	long long priority;      /* PK_BEGIN, PK_END: lower runs first */
 	bool optional;
+	bool from_wildcard;      /* one of a wildcard's matches: if the kernel refuses it, warn */
 };
 
 struct program {
@@ -82,6 +83,7 @@ struct session {
 	bool vm;
 	int vm_timeout;
 	bool no_warnings;
+	bool guru;                /* -g: guru mode */
 	long long limits[NLIMITS];
 	bool limit_set[NLIMITS];
 	struct ptrvec include_dirs; /* -I */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,16 @@ void fatal(const char *fmt, ...)
 	fputc('\n', stderr);
 	exit(1);
 }
+
+#ifdef __SANITIZE_ADDRESS__
+/* The syntax tree and what hangs off it live until exit by design
+ * (ast.h): report memory errors, not those "leaks". */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+#endif
 
 void *xmalloc(size_t n)
 {
@@ -281,6 +292,7 @@ bool mkdir_p(const char *path, int mode)
 
 void remove_tree(const char *path)
 {
+	forget_temp(path);
 	DIR *d = opendir(path);
 	if (!d) {
 		unlink(path);
@@ -302,12 +314,78 @@ void remove_tree(const char *path)
 	rmdir(path);
 }
 
+/*
+ * Interruption. make_temp_dir() records each directory until remove_tree()
+ * removes it; a command's processes run in a process group of their own.
+ * On SIGINT, SIGTERM or SIGHUP the handler stops the running command's
+ * whole group (gcc's cc1 and as too) with SIGTERM, and the next checkpoint (the end of
+ * run_command, or a pass boundary) removes the recorded directories and
+ * exits with 128 + the signal. With no command running and nothing to
+ * remove, the handler exits at once.
+ */
+static struct ptrvec temp_dirs;
+static volatile sig_atomic_t caught_signal;
+static volatile sig_atomic_t child_group;
+
+void remove_on_signal(const char *path)
+{
+	pv_push(&temp_dirs, xstrdup(path));
+}
+
+void forget_temp(const char *path)
+{
+	for (size_t i = 0; i < temp_dirs.n; i++) {
+		if (!strcmp(temp_dirs.v[i], path)) {
+			free(temp_dirs.v[i]);
+			temp_dirs.v[i] = temp_dirs.v[--temp_dirs.n];
+			return;
+		}
+	}
+}
+
+static void on_stop_signal(int sig)
+{
+	if (!caught_signal)
+		caught_signal = sig;
+	/* SIGTERM: gcc then deletes its own temporary files. */
+	if (child_group > 0)
+		kill(-child_group, SIGTERM);
+	else if (temp_dirs.n == 0)
+		_exit(128 + sig);
+}
+
+void util_catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+void util_check_signal(void)
+{
+	int sig = caught_signal;
+	if (!sig)
+		return;
+	while (temp_dirs.n) {
+		char *dir = xstrdup(temp_dirs.v[temp_dirs.n - 1]);
+		remove_tree(dir);
+		free(dir);
+	}
+	fprintf(stderr, "stap: interrupted by %s\n", strsignal(sig));
+	exit(128 + sig);
+}
+
 char *make_temp_dir(const char *prefix)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl = xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
 	if (!mkdtemp(tmpl))
 		fatal("cannot create a temporary directory %s: %s", tmpl, strerror(errno));
+	remove_on_signal(tmpl);
 	return tmpl;
 }
 
@@ -347,6 +425,7 @@ static int wait_status(pid_t pid)
 
 int run_command(const char *const argv[], const char *cwd, char **output)
 {
+	util_check_signal();
 	int pipefd[2] = { -1, -1 };
 	if (output && pipe2(pipefd, O_CLOEXEC) < 0)
 		return -1;
@@ -354,6 +433,8 @@ int run_command(const char *const argv[], const char *cwd, char **output)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* A group of its own, which an interruption kills as a whole. */
+		setpgid(0, 0);
 		if (output) {
 			dup2(pipefd[1], 1);
 			dup2(pipefd[1], 2);
@@ -364,6 +445,10 @@ int run_command(const char *const argv[], const char *cwd, char **output)
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
+	child_group = pid;
+	if (caught_signal)
+		kill(-pid, SIGTERM);
 	if (output) {
 		close(pipefd[1]);
 		struct strbuf b;
@@ -381,7 +466,17 @@ int run_command(const char *const argv[], const char *cwd, char **output)
 		close(pipefd[0]);
 		*output = sb_detach(&b);
 	}
-	return wait_status(pid);
+	int status = wait_status(pid);
+	child_group = 0;
+	if (caught_signal) {
+		/* The shell has gone; let the rest of its group finish cleaning up
+		 * (2 s at most) so that nothing outlives stap. */
+		for (int i = 0; i < 200 && kill(-pid, 0) == 0; i++)
+			usleep(10000);
+		kill(-pid, SIGKILL);
+	}
+	util_check_signal();
+	return status;
 }
 
 int run_shell(const char *cmd, const char *cwd, char **output)

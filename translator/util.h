@@ -62,8 +62,17 @@ bool is_dir(const char *path);
 bool mkdir_p(const char *path, int mode);
 /* rm -rf; best effort. */
 void remove_tree(const char *path);
-/* A fresh directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX. */
+/* A fresh directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX, removed
+ * by remove_tree() or, when stap is interrupted, by util_check_signal(). */
 char *make_temp_dir(const char *prefix);
+/* Remove path too if stap is interrupted; forget_temp() undoes that. */
+void remove_on_signal(const char *path);
+void forget_temp(const char *path);
+/* From now on SIGINT, SIGTERM and SIGHUP kill the running command's
+ * process group, and the next util_check_signal() cleans up and exits. */
+void util_catch_signals(void);
+/* After a signal: remove every temporary directory, exit 128 + signal. */
+void util_check_signal(void);
 char *path_join(const char *a, const char *b);
 /* Directory of the running executable (from /proc/self/exe). */
 const char *self_dir(void);

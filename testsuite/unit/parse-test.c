@@ -628,6 +628,14 @@ static void test_precedence(void)
 	check_expr_tree("f(a, b + 1)", "(call f a (+ b 1))");
 	check_expr_tree("x .= \"s\"", "(.= x \"s\")");
 	check_expr_tree("x <<= $return", "(<<= x $return)");
+	/* =~ and !~ are comparison-level operators, never '=' or '!' then '~'. */
+	check_expr_tree("s =~ \"a\"", "(=~ s \"a\")");
+	check_expr_tree("s!~\"a\"", "(!~ s \"a\")");
+	check_expr_tree("x=~1", "(=~ x 1)");
+	check_expr_tree("x = ~1", "(= x (~ 1))");
+	check_grouping("a =~ b == c", "(a =~ b) == c", "a =~ (b == c)");
+	check_grouping("a . b !~ c", "(a . b) !~ c", "a . (b !~ c)");
+	check_grouping("a && b =~ c", "a && (b =~ c)", "(a && b) =~ c");
 }
 
 /* --- statements ---------------------------------------------------------- */

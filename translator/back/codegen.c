@@ -12,6 +12,14 @@
  * that can fault in C (division, shifts) goes through a checked helper, so
  * no script can make the generated code misbehave; a failed check ends the
  * hit through `goto out` with a message naming the script location.
+ *
+ * The C stays cheap to compile however long the script: gcc's optimisers
+ * grow faster than linearly with the size of one function, so a long
+ * statement list is split into "part" functions of at most CG_PART_STMTS
+ * statements each (a part returns 1 to leave the whole body), statements
+ * spend their action budget once per block rather than once each, string
+ * temporaries are reused from statement to statement, and frame sizes are
+ * combined in one union instead of a nested expression.
  */
 #include <string.h>
 
@@ -27,16 +35,34 @@ struct loop {
 	bool used_break, used_continue;
 };
 
+/* Statements in one C function before the rest goes into a part function. */
+#define CG_PART_STMTS 64
+
 struct cg {
 	struct strbuf *out;      /* the function being written */
 	struct strbuf fields;    /* its frame's fields */
+	struct strbuf parts;     /* part functions of the body being written */
 	int indent;
-	int ntemps;              /* numbers for temporaries and labels */
+	int ntemps;              /* numbers for long temporaries, arrays and labels */
+	int nstr, maxnstr;       /* string temporaries in use now, and at most */
+	int nargs, maxnargs;     /* slots of the argument pool in use now, and at most */
+	int nparts;
+	const char *name;        /* C name of the body: h3 or f_name */
+	const char *leave;       /* how to leave the body: "goto out;" or, in a part, "return 1;" */
 	struct loop loops[64];
 	int nloops;
 	struct symbol *func;     /* NULL in a handler */
 	const char *ret_var;     /* C lvalue of the function's return value */
 	long long maxstr;
+};
+
+/* A part function being written (see part_begin). */
+struct part {
+	int id;
+	struct strbuf body;
+	struct strbuf *out;
+	const char *leave;
+	int indent, nloops;
 };
 
 static void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,10 +115,12 @@ static char *new_long_temp(struct cg *g)
 	return xasprintf("t%d", id);
 }
 
+/* A string temporary lives while one statement runs: the next reuses it. */
 static char *new_string_temp(struct cg *g)
 {
-	int id = g->ntemps++;
-	sb_printf(&g->fields, "\tchar s%d[%lld];\n", id, g->maxstr);
+	int id = g->nstr++;
+	if (g->nstr > g->maxnstr)
+		g->maxnstr = g->nstr;
 	return xasprintf("l->s%d", id);
 }
 
@@ -120,14 +148,6 @@ static bool has_side_effects(const struct node *n)
 	bool found = false;
 	ast_for_children((struct node *)n, side_effect_child, &found);
 	return found;
-}
-
-static bool any_side_effects(const struct node *list)
-{
-	for (; list; list = list->next)
-		if (has_side_effects(list))
-			return true;
-	return false;
 }
 
 /* Does the C expression read nothing a script statement could change
@@ -173,17 +193,33 @@ static char *snapshot(struct cg *g, char *e, enum type t)
 
 static char *cg_expr(struct cg *g, struct node *n);
 
+/* For each element of a list: does an element after it have side effects? */
+static bool *later_side_effects(struct node *list, int n)
+{
+	struct node **nodes = xcalloc((size_t)n + 1, sizeof(*nodes));
+	bool *later = xcalloc((size_t)n + 1, sizeof(bool));
+	int i = 0;
+	for (struct node *a = list; a; a = a->next)
+		nodes[i++] = a;
+	for (i = n - 2; i >= 0; i--)
+		later[i] = later[i + 1] || has_side_effects(nodes[i + 1]);
+	free(nodes);
+	return later;
+}
+
 /* Evaluate a list of expressions left to right; values stay valid until all are done. */
 static char **cg_list(struct cg *g, struct node *list, int *count)
 {
 	int n = ast_list_len(list);
 	char **vals = xcalloc((size_t)n + 1, sizeof(char *));
+	bool *later = later_side_effects(list, n);
 	int i = 0;
 	for (struct node *a = list; a; a = a->next, i++) {
 		vals[i] = cg_expr(g, a);
-		if (any_side_effects(a->next))
+		if (later[i])
 			vals[i] = snapshot(g, vals[i], a->type);
 	}
+	free(later);
 	*count = n;
 	return vals;
 }
@@ -198,28 +234,49 @@ static void free_list(char **vals, int n)
 static void fail_check(struct cg *g)
 {
 	emit(g, "if (rt_unlikely(c->error))");
-	emit(g, "\tgoto out;");
+	emit(g, "\t%s", g->leave);
 }
 
+static void part_begin(struct cg *g, struct part *pt);
+static void part_end(struct cg *g, struct part *pt);
+
+/*
+ * Evaluate arguments into an rt_fmt_arg array in the frame (not on the
+ * kernel stack: a printf may have many arguments), many of them in part
+ * functions of CG_PART_STMTS arguments each.
+ */
 static char *fmt_args(struct cg *g, struct node *args, int *nargs)
 {
-	char **vals = cg_list(g, args, nargs);
-	if (*nargs == 0) {
-		free(vals);
+	int n = ast_list_len(args);
+	*nargs = n;
+	if (n == 0)
 		return xstrdup("(const struct rt_fmt_arg *)0");
-	}
-	/* In the frame, not on the kernel stack: a printf may have many arguments. */
-	int id = g->ntemps++;
-	sb_printf(&g->fields, "\tstruct rt_fmt_arg a%d[%d];\n", id, *nargs);
+	/* Slots of the statement's argument pool: a nested printf or sprintf
+	 * among the arguments takes the slots after these. */
+	int base = g->nargs;
+	g->nargs += n;
+	if (g->nargs > g->maxnargs)
+		g->maxnargs = g->nargs;
+	bool *later = later_side_effects(args, n);
+	bool in_parts = n > CG_PART_STMTS;
+	struct part pt;
 	int i = 0;
 	for (struct node *a = args; a; a = a->next, i++) {
+		if (in_parts && i % CG_PART_STMTS == 0)
+			part_begin(g, &pt);
+		char *v = cg_expr(g, a);
+		if (later[i])
+			v = snapshot(g, v, a->type);
 		if (a->type == T_STRING)
-			emit(g, "l->a%d[%d].is_str = 1, l->a%d[%d].s = %s;", id, i, id, i, vals[i]);
+			emit(g, "l->args[%d].is_str = 1, l->args[%d].s = %s;", base + i, base + i, v);
 		else
-			emit(g, "l->a%d[%d].is_str = 0, l->a%d[%d].n = %s;", id, i, id, i, vals[i]);
+			emit(g, "l->args[%d].is_str = 0, l->args[%d].n = %s;", base + i, base + i, v);
+		free(v);
+		if (in_parts && (i % CG_PART_STMTS == CG_PART_STMTS - 1 || !a->next))
+			part_end(g, &pt);
 	}
-	free_list(vals, *nargs);
-	return xasprintf("l->a%d", id);
+	free(later);
+	return xasprintf("(l->args + %d)", base);
 }
 
 static char *cg_builtin(struct cg *g, struct node *n)
@@ -229,14 +286,28 @@ static char *cg_builtin(struct cg *g, struct node *n)
 	switch (b->id) {
 	case B_PRINT:
 	case B_PRINTLN: {
-		int count;
-		char **vals = cg_list(g, n->list, &count);
-		int i = 0;
-		for (struct node *a = n->list; a; a = a->next, i++)
-			emit(g, "rt_print_%s(c, %s);", a->type == T_STRING ? "str" : "long", vals[i]);
+		if (ast_list_len(n->list) > CG_PART_STMTS) {
+			/* Many values: evaluated in parts, printed by one loop. */
+			int count;
+			char *args = fmt_args(g, n->list, &count);
+			emit(g, "for (int i = 0; i < %d; i++) {", count);
+			emit(g, "\tif (%s[i].is_str)", args);
+			emit(g, "\t\trt_print_str(c, %s[i].s);", args);
+			emit(g, "\telse");
+			emit(g, "\t\trt_print_long(c, %s[i].n);", args);
+			emit(g, "}");
+			free(args);
+		} else {
+			int count;
+			char **vals = cg_list(g, n->list, &count);
+			int i = 0;
+			for (struct node *a = n->list; a; a = a->next, i++)
+				emit(g, "rt_print_%s(c, %s);", a->type == T_STRING ? "str" : "long",
+				     vals[i]);
+			free_list(vals, count);
+		}
 		if (b->id == B_PRINTLN)
 			emit(g, "rt_print_str(c, \"\\n\");");
-		free_list(vals, count);
 		return xstrdup("0");
 	}
 	case B_PRINTF:
@@ -266,7 +337,7 @@ static char *cg_builtin(struct cg *g, struct node *n)
 		char *msg = cg_expr(g, n->list);
 		if (b->id == B_ERROR) {
 			emit(g, "rt_user_error(c, %s);", msg);
-			emit(g, "goto out;");
+			emit(g, "%s", g->leave);
 		} else {
 			emit(g, "rt_warn(c, %s);", msg);
 		}
@@ -347,7 +418,7 @@ static char *checked_divisor(struct cg *g, struct node *n, char *val, const char
 	char *loc = loc_literal(n);
 	emit(g, "if (rt_unlikely(%s == 0)) {", d);
 	emit(g, "\trt_fail(c, \"division by zero near operator '%s'\", %s);", what, loc);
-	emit(g, "\tgoto out;");
+	emit(g, "\t%s", g->leave);
 	emit(g, "}");
 	free(loc);
 	return d;
@@ -590,24 +661,178 @@ static char *cg_expr(struct cg *g, struct node *n)
 	return xstrdup("0");
 }
 
+/*
+ * Code written between part_begin and part_end goes into a function of its
+ * own (a "part"), called where it would have been; inside, leaving the body
+ * is "return 1", which the caller turns into its own way of leaving.
+ */
+static void part_begin(struct cg *g, struct part *pt)
+{
+	pt->id = g->nparts++;
+	sb_init(&pt->body);
+	pt->out = g->out;
+	pt->leave = g->leave;
+	pt->indent = g->indent;
+	pt->nloops = g->nloops;
+	g->out = &pt->body;
+	g->leave = "return 1;";
+	g->indent = 1;
+	g->nloops = 0;
+}
+
+static void part_end(struct cg *g, struct part *pt)
+{
+	emit(g, "return 0;");
+	g->out = pt->out;
+	g->leave = pt->leave;
+	g->indent = pt->indent;
+	g->nloops = pt->nloops;
+	/* noinline: gcc would otherwise put the parts back together. */
+	sb_printf(&g->parts,
+		  "static __attribute__((__noinline__)) int %s_part%d(struct rt_context *c, "
+		  "struct %s_frame *l)\n{\n%s}\n\n",
+		  g->name, pt->id, g->name, pt->body.s);
+	sb_free(&pt->body);
+	emit(g, "if (%s_part%d(c, l))", g->name, pt->id);
+	emit(g, "\t%s", g->leave);
+}
+
 static void cg_stmt(struct cg *g, struct node *n);
 
-/* Each statement spends one action; loops spend one per iteration. */
-static void count_action(struct cg *g, const struct node *n)
+/* Statements that spend an action: all but blocks, empty ones and loops
+ * (a loop spends one per iteration instead). */
+static bool spends_action(const struct node *n)
 {
-	char *loc = loc_literal(n);
-	emit(g, "if (rt_unlikely(--c->actions < 0)) {");
+	return n->kind != N_BLOCK && n->kind != N_EMPTY && n->kind != N_WHILE && n->kind != N_FOR;
+}
+
+/*
+ * The branches of an if that are a lone statement ("if (c) x++ else y++",
+ * else-if chains too) are charged with the run the if is in, taken or not:
+ * the budget stays an upper bound, and the branches need no check of their
+ * own, which halves the C gcc has to compile for such code.
+ */
+static bool charged_with_run(const struct node *branch)
+{
+	return branch && spends_action(branch);
+}
+
+static int actions_of(const struct node *n)
+{
+	if (!spends_action(n))
+		return 0;
+	int count = 1;
+	if (n->kind == N_IF) {
+		if (charged_with_run(n->then))
+			count += actions_of(n->then);
+		if (charged_with_run(n->els))
+			count += actions_of(n->els);
+	}
+	return count;
+}
+
+/* Spend `count` actions at once, failing at loc when the budget runs out. */
+static void spend_actions(struct cg *g, int count, const struct node *at)
+{
+	if (count == 0)
+		return;
+	char *loc = loc_literal(at);
+	if (count == 1)
+		emit(g, "if (rt_unlikely(--c->actions < 0)) {");
+	else
+		emit(g, "if (rt_unlikely((c->actions -= %d) < 0)) {", count);
 	emit(g, "\trt_fail_actions(c, %s);", loc);
-	emit(g, "\tgoto out;");
+	emit(g, "\t%s", g->leave);
 	emit(g, "}");
 	free(loc);
 }
 
-static void cg_block_of(struct cg *g, struct node *n)
+struct escape_ctx {
+	int loops;
+	bool found;
+};
+
+static void find_escape(struct node *n, void *ctx)
+{
+	struct escape_ctx *e = ctx;
+	if (e->found)
+		return;
+	if ((n->kind == N_BREAK || n->kind == N_CONTINUE) && e->loops == 0) {
+		e->found = true;
+		return;
+	}
+	bool loop = n->kind == N_WHILE || n->kind == N_FOR;
+	e->loops += loop;
+	ast_for_children(n, find_escape, ctx);
+	e->loops -= loop;
+}
+
+/* Does a break or continue in n leave n (so n cannot move to a part function)? */
+static bool escapes_loop(struct node *n)
+{
+	struct escape_ctx e = { 0, false };
+	find_escape(n, &e);
+	return e.found;
+}
+
+/* The run of n statements starting at first, spending its actions once. */
+static void cg_run(struct cg *g, struct node *first, int n)
+{
+	int count = 0;
+	struct node *s = first;
+	for (int i = 0; i < n; i++, s = s->next)
+		count += actions_of(s);
+	spend_actions(g, count, first);
+	s = first;
+	for (int i = 0; i < n; i++, s = s->next)
+		cg_stmt(g, s);
+}
+
+/* The run as a function of its own, called in its place. */
+static void cg_part(struct cg *g, struct node *first, int n)
+{
+	struct part pt;
+	part_begin(g, &pt);
+	cg_run(g, first, n);
+	part_end(g, &pt);
+}
+
+/* A statement list: short ones inline, long ones in parts of CG_PART_STMTS. */
+static void cg_list_of(struct cg *g, struct node *list)
+{
+	int n = 0;
+	for (struct node *s = list; s; s = s->next)
+		n++;
+	if (n <= CG_PART_STMTS) {
+		cg_run(g, list, n);
+		return;
+	}
+	struct node *s = list;
+	while (s) {
+		struct node *first = s;
+		int k = 0;
+		bool movable = true;
+		for (; s && k < CG_PART_STMTS; s = s->next, k++)
+			movable = movable && !escapes_loop(s);
+		if (movable)
+			cg_part(g, first, k);
+		else
+			cg_run(g, first, k);
+	}
+}
+
+/* The statement under if/while/for, as a C block spending its own actions
+ * (unless the enclosing run paid for it: charged_with_run). */
+static void cg_sub(struct cg *g, struct node *n, bool paid)
 {
 	emit(g, "{");
 	g->indent++;
-	cg_stmt(g, n);
+	if (n->kind == N_BLOCK)
+		cg_list_of(g, n->list);
+	else if (paid)
+		cg_stmt(g, n);
+	else
+		cg_run(g, n, 1); /* a lone statement is a list of one; its next is NULL */
 	g->indent--;
 	emit(g, "}");
 }
@@ -625,14 +850,14 @@ static void cg_loop(struct cg *g, struct node *n)
 		cg_stmt(g, n->init);
 	emit(g, "for (;;) {");
 	g->indent++;
-	count_action(g, n);
+	spend_actions(g, 1, n);
 	if (n->cond) {
 		char *cond = cg_expr(g, n->cond);
 		emit(g, "if (!(%s))", cond);
 		emit(g, "\tbreak;");
 		free(cond);
 	}
-	cg_block_of(g, n->body);
+	cg_sub(g, n->body, false);
 	if (lp->used_continue)
 		emit(g, "cont%d:;", lp->id);
 	if (n->step) {
@@ -648,8 +873,11 @@ static void cg_stmt(struct cg *g, struct node *n)
 {
 	switch (n->kind) {
 	case N_BLOCK:
-		for (struct node *s = n->list; s; s = s->next)
-			cg_stmt(g, s);
+		emit(g, "{");
+		g->indent++;
+		cg_list_of(g, n->list);
+		g->indent--;
+		emit(g, "}");
 		return;
 	case N_EMPTY:
 		return;
@@ -657,8 +885,9 @@ static void cg_stmt(struct cg *g, struct node *n)
 		break;
 	}
 	line_directive(g, n);
-	if (n->kind != N_WHILE && n->kind != N_FOR)
-		count_action(g, n);
+	/* Temporaries of the previous statement are dead by now. */
+	g->nstr = 0;
+	g->nargs = 0;
 	switch (n->kind) {
 	case N_EXPR_STMT: {
 		char *v = cg_expr(g, n->lhs);
@@ -669,10 +898,10 @@ static void cg_stmt(struct cg *g, struct node *n)
 		char *cond = cg_expr(g, n->cond);
 		emit(g, "if (%s)", cond);
 		free(cond);
-		cg_block_of(g, n->then);
+		cg_sub(g, n->then, charged_with_run(n->then));
 		if (n->els) {
 			emit(g, "else");
-			cg_block_of(g, n->els);
+			cg_sub(g, n->els, charged_with_run(n->els));
 		}
 		return;
 	}
@@ -695,7 +924,7 @@ static void cg_stmt(struct cg *g, struct node *n)
 		return;
 	}
 	case N_NEXT:
-		emit(g, "goto out;");
+		emit(g, "%s", g->leave);
 		return;
 	case N_RETURN:
 		if (n->lhs) {
@@ -706,7 +935,7 @@ static void cg_stmt(struct cg *g, struct node *n)
 				emit(g, "%s = %s;", g->ret_var, v);
 			free(v);
 		}
-		emit(g, "goto out;");
+		emit(g, "%s", g->leave);
 		return;
 	case N_BLOCK:
 	case N_EMPTY:
@@ -744,14 +973,42 @@ static void var_fields(struct cg *g, const struct ptrvec *vars)
 	}
 }
 
+/*
+ * Locals start as 0 and "". Many of them are cleared by a loop over a
+ * table of their offsets: one store per local either way, but a long run
+ * of stores costs gcc time that grows faster than the run.
+ */
 static void init_locals(struct cg *g, const struct ptrvec *vars, size_t from)
 {
-	for (size_t i = from; i < vars->n; i++) {
-		const struct symbol *v = vars->v[i];
-		if (v->type == T_STRING)
-			emit(g, "l->v_%s[0] = 0;", v->name);
+	if (vars->n - from <= CG_PART_STMTS) {
+		for (size_t i = from; i < vars->n; i++) {
+			const struct symbol *v = vars->v[i];
+			if (v->type == T_STRING)
+				emit(g, "l->v_%s[0] = 0;", v->name);
+			else
+				emit(g, "l->v_%s = 0;", v->name);
+		}
+		return;
+	}
+	for (int str = 0; str < 2; str++) {
+		int id = g->ntemps++, n = 0;
+		sb_printf(&g->parts, "static const unsigned int %s_init%d[] = {\n", g->name, id);
+		for (size_t i = from; i < vars->n; i++) {
+			const struct symbol *v = vars->v[i];
+			if ((v->type == T_STRING) != str)
+				continue;
+			sb_printf(&g->parts, "\t__builtin_offsetof(struct %s_frame, v_%s),\n", g->name,
+				  v->name);
+			n++;
+		}
+		sb_puts(&g->parts, "\t0\n};\n\n");
+		if (!n)
+			continue;
+		emit(g, "for (int i = 0; i < %d; i++)", n);
+		if (str)
+			emit(g, "\t((char *)l)[%s_init%d[i]] = 0;", g->name, id);
 		else
-			emit(g, "l->v_%s = 0;", v->name);
+			emit(g, "\t*(rt_long *)((char *)l + %s_init%d[i]) = 0;", g->name, id);
 	}
 }
 
@@ -771,44 +1028,94 @@ static char *function_signature(const struct symbol *f)
 	return sb_detach(&b);
 }
 
-struct frame_sizes {
-	struct strbuf handler_max; /* C expression: the largest handler frame */
-	struct strbuf func_max;
-};
-
-static void add_max(struct strbuf *b, const char *type)
+/* Start a body: its frame fields and parts are collected while it is written. */
+static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 {
-	if (!b->len) {
-		sb_printf(b, "sizeof(%s)", type);
-		return;
-	}
-	char *prev = sb_detach(b);
-	sb_printf(b, "RT_MAX(%s, sizeof(%s))", prev, type);
-	free(prev);
-}
-
-static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file, struct frame_sizes *fs)
-{
-	struct strbuf body;
-	sb_init(&body);
+	sb_init(body);
 	sb_init(&g->fields);
-	g->out = &body;
-	g->func = f;
+	sb_init(&g->parts);
+	g->out = body;
+	g->name = name;
+	g->leave = "goto out;";
 	g->indent = 1;
 	g->nloops = 0;
+	g->nparts = 0;
+	g->nstr = g->maxnstr = 0;
+	g->nargs = g->maxnargs = 0;
+}
+
+/* The frame struct, the parts, then the body's own function. */
+static void body_end(struct cg *g, struct strbuf *file, const char *signature, struct strbuf *body)
+{
+	sb_printf(file, "struct %s_frame {\n\tchar unused;\n%s", g->name,
+		  g->fields.s ? g->fields.s : "");
+	for (int i = 0; i < g->maxnstr; i++)
+		sb_printf(file, "\tchar s%d[%lld];\n", i, g->maxstr);
+	if (g->maxnargs)
+		sb_printf(file, "\tstruct rt_fmt_arg args[%d];\n", g->maxnargs);
+	sb_puts(file, "};\n\n");
+	if (g->parts.len)
+		sb_puts(file, g->parts.s);
+	sb_printf(file, "%s\n{\n%s}\n\n", signature, body->s);
+	sb_free(body);
+	sb_free(&g->fields);
+	sb_free(&g->parts);
+}
+
+static void find_long_list(struct node *n, void *found)
+{
+	if (*(bool *)found)
+		return;
+	if ((n->kind == N_BLOCK || n->kind == N_CALL) && ast_list_len(n->list) > CG_PART_STMTS)
+		*(bool *)found = true;
+	else
+		ast_for_children(n, find_long_list, found);
+}
+
+/* Will part functions be written for n (a long statement or argument list)? */
+static bool needs_parts(struct node *n)
+{
+	bool found = false;
+	find_long_list(n, &found);
+	return found;
+}
+
+static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file)
+{
+	struct strbuf body;
+	char *name = xasprintf("f_%s", f->name);
+	body_begin(g, name, &body);
+	g->func = f;
 	var_fields(g, &f->vars);
 	char *loc = loc_literal(f->decl);
-	emit(g, "struct f_%s_frame *l __attribute__((unused)) = rt_frame_push(c, sizeof(*l), %s);", f->name, loc);
+	emit(g, "struct f_%s_frame *l __attribute__((unused)) = rt_frame_push(c, sizeof(*l), %s);",
+	     f->name, loc);
 	free(loc);
+	/* Part functions reach the return value in the frame; otherwise it stays
+	 * in a C variable, which costs less kernel stack in deep recursion. */
+	bool in_frame = needs_parts(f->decl->body);
 	if (f->type == T_LONG) {
-		emit(g, "rt_long rv = 0;");
-		g->ret_var = "rv";
-	} else if (f->type == T_STRING) {
-		emit(g, "ret[0] = 0;");
-		g->ret_var = "ret";
+		if (in_frame)
+			sb_puts(&g->fields, "\trt_long rv;\n");
+		else
+			emit(g, "rt_long rv = 0;");
+		emit(g, "if (!l)");
+		emit(g, "\treturn 0;");
+		if (in_frame)
+			emit(g, "l->rv = 0;");
+		g->ret_var = in_frame ? "l->rv" : "rv";
+	} else {
+		if (f->type == T_STRING) {
+			emit(g, "ret[0] = 0;");
+			if (in_frame)
+				sb_puts(&g->fields, "\tchar *ret;\n");
+			g->ret_var = in_frame ? "l->ret" : "ret";
+		}
+		emit(g, "if (!l)");
+		emit(g, "\treturn;");
+		if (f->type == T_STRING && in_frame)
+			emit(g, "l->ret = ret;");
 	}
-	emit(g, "if (!l)");
-	emit(g, "\treturn%s;", f->type == T_LONG ? " 0" : "");
 	for (int i = 0; i < f->nparams; i++) {
 		const struct symbol *p = f->vars.v[i];
 		if (p->type == T_STRING)
@@ -819,46 +1126,40 @@ static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file, str
 	init_locals(g, &f->vars, (size_t)f->nparams);
 	cg_stmt(g, f->decl->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
-	emit(g, "rt_frame_pop(c, sizeof(*l));");
-	if (f->type == T_LONG)
-		emit(g, "return rv;");
-
-	sb_printf(file, "struct f_%s_frame {\n\tchar unused;\n%s};\n\n", f->name,
-		  g->fields.s ? g->fields.s : "");
+	if (f->type == T_LONG && in_frame) {
+		emit(g, "{");
+		emit(g, "\trt_long rv = l->rv;");
+		emit(g, "\trt_frame_pop(c, sizeof(*l));");
+		emit(g, "\treturn rv;");
+		emit(g, "}");
+	} else {
+		emit(g, "rt_frame_pop(c, sizeof(*l));");
+		if (f->type == T_LONG)
+			emit(g, "return rv;");
+	}
 	char *sig = function_signature(f);
-	sb_printf(file, "%s\n{\n%s}\n\n", sig, body.s);
+	body_end(g, file, sig, &body);
 	free(sig);
-	char *type = xasprintf("struct f_%s_frame", f->name);
-	add_max(&fs->func_max, type);
-	free(type);
-	sb_free(&body);
-	sb_free(&g->fields);
+	free(name);
 	g->func = NULL;
 }
 
-static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file, struct frame_sizes *fs)
+static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 {
 	struct strbuf body;
-	sb_init(&body);
-	sb_init(&g->fields);
-	g->out = &body;
-	g->indent = 1;
-	g->nloops = 0;
+	char *name = xasprintf("h%d", h->index);
+	body_begin(g, name, &body);
 	var_fields(g, &h->vars);
-	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));", h->index);
+	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));",
+	     h->index);
 	init_locals(g, &h->vars, 0);
 	cg_stmt(g, h->decl->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
 	emit(g, ";");
-
-	sb_printf(file, "struct h%d_frame {\n\tchar unused;\n%s};\n\n", h->index,
-		  g->fields.s ? g->fields.s : "");
-	sb_printf(file, "static void h%d(struct rt_context *c)\n{\n%s}\n\n", h->index, body.s);
-	char *type = xasprintf("struct h%d_frame", h->index);
-	add_max(&fs->handler_max, type);
-	free(type);
-	sb_free(&body);
-	sb_free(&g->fields);
+	char *sig = xasprintf("static void h%d(struct rt_context *c)", h->index);
+	body_end(g, file, sig, &body);
+	free(sig);
+	free(name);
 }
 
 static bool in_set(const struct ptrvec *v, const void *p)
@@ -911,7 +1212,7 @@ char *cg_translate(struct session *s)
 	sb_init(&file);
 	sb_printf(&file, "/* Generated by Tapline %s from %s. */\n", TAPLINE_VERSION,
 		  src_get(prog->user_file)->name);
-	sb_puts(&file, "#include \"api.h\"\n\n#define RT_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n");
+	sb_puts(&file, "#include \"api.h\"\n\n");
 
 	/* The build-id staprun checks, and the translator version, in .modinfo. */
 	sb_printf(&file,
@@ -945,17 +1246,24 @@ char *cg_translate(struct session *s)
 	if (prog->functions.n)
 		sb_putc(&file, '\n');
 
-	struct frame_sizes fs;
-	sb_init(&fs.handler_max);
-	sb_init(&fs.func_max);
 	for (size_t i = 0; i < prog->functions.n; i++)
-		cg_function(&g, prog->functions.v[i], &file, &fs);
+		cg_function(&g, prog->functions.v[i], &file);
 	int *nlocks = xcalloc(prog->handlers.n, sizeof(int));
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
-		cg_handler(&g, h, &file, &fs);
+		cg_handler(&g, h, &file);
 		nlocks[i] = cg_locks(s, h, &file);
 	}
+	/* The largest frame of each kind, sized by the compiler: one union. */
+	sb_puts(&file, "\nunion rt_handler_frames {\n\tchar none;\n");
+	for (size_t i = 0; i < prog->handlers.n; i++)
+		sb_printf(&file, "\tstruct h%zu_frame h%zu;\n", i, i);
+	sb_puts(&file, "};\n\nunion rt_function_frames {\n\tchar none;\n");
+	for (size_t i = 0; i < prog->functions.n; i++) {
+		const struct symbol *f = prog->functions.v[i];
+		sb_printf(&file, "\tstruct f_%s_frame f_%s;\n", f->name, f->name);
+	}
+	sb_puts(&file, "};\n");
 
 	sb_puts(&file, "\nstatic const struct rt_probe probes[] = {\n");
 	for (size_t i = 0; i < prog->probes.n; i++) {
@@ -964,9 +1272,9 @@ char *cg_translate(struct session *s)
 		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
 		sb_printf(&file,
 			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .period_ns = %lldLL, .handler = h%d,\n"
-			  "\t  .locks = h%d_locks, .nlocks = %d, .optional = %d },\n",
+			  "\t  .locks = h%d_locks, .nlocks = %d, .optional = %d, .from_wildcard = %d },\n",
 			  rt_kind(p->kind), pp, sym, p->period_ns, p->handler->index,
-			  p->handler->index, nlocks[p->handler->index], p->optional);
+			  p->handler->index, nlocks[p->handler->index], p->optional, p->from_wildcard);
 		free(pp);
 		free(sym);
 	}
@@ -977,8 +1285,8 @@ char *cg_translate(struct session *s)
 	const long long *lim = s->limits;
 	/* Room for the largest handler frame plus MAXNESTING of the largest
 	 * function frame, each rounded up to the runtime's 16-byte alignment. */
-	char *hsize = fs.handler_max.len ? xasprintf("(16 + %s)", fs.handler_max.s) : xstrdup("0");
-	char *fsize = fs.func_max.len ? xasprintf("(16 + %s)", fs.func_max.s) : xstrdup("0");
+	const char *hsize = "(16 + sizeof(union rt_handler_frames))";
+	const char *fsize = prog->functions.n ? "(16 + sizeof(union rt_function_frames))" : "0";
 	sb_printf(&file,
 		  "const struct rt_script rt_script = {\n"
 		  "\t.api_version = RT_API_VERSION,\n"
@@ -999,10 +1307,6 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
 		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK], lim[LIMIT_MAXSKIPPED],
 		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024);
-	free(hsize);
-	free(fsize);
-	sb_free(&fs.handler_max);
-	sb_free(&fs.func_max);
 	free(nlocks);
 	return sb_detach(&file);
 }

@@ -421,10 +421,17 @@ struct stub *stub_get(struct session *s)
 {
 	const struct kernel *k = s->kernel;
 	if (!k->build_dir) {
-		fprintf(stderr,
-			"stap: no build tree /lib/modules/%s/build for kernel %s; install the "
-			"package linux-headers-%s\n",
-			k->release, k->release, k->release);
+		fprintf(stderr, "stap: no build tree /lib/modules/%s/build for kernel %s", k->release,
+			k->release);
+		/* Only a kernel installed from a Debian package has a headers package. */
+		if (k->vmlinuz)
+			fprintf(stderr, "; install the package linux-headers-%s\n", k->release);
+		else {
+			char *hint = kernel_installed_hint();
+			fprintf(stderr, ", which is not installed here (no /boot/vmlinuz-%s)%s\n",
+				k->release, hint);
+			free(hint);
+		}
 		return NULL;
 	}
 	struct ptrvec files = { 0 };
@@ -459,10 +466,13 @@ struct stub *stub_get(struct session *s)
 				k->release);
 		remove_tree(dir);
 		built = true;
+		/* A half-built stub is not left behind by an interruption. */
+		remove_on_signal(dir);
 		if (build_stub(s, dir, &files, k->build_dir)) {
 			write_text(dir, "ready", "");
 			st = load_stub(dir, k->build_dir);
 		}
+		forget_temp(dir);
 	}
 	if (lock >= 0)
 		close(lock);

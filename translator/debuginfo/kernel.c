@@ -3,7 +3,9 @@
  * Finding the target kernel and what it offers; see kernel.h. Anything
  * missing is reported with the Debian package that provides it.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,48 @@
 #include "staprun.h"
 #include "util.h"
 
+/* Bump when what the cache holds changes. */
+#define KERNEL_CACHE_FORMAT 3
+
+static const char *const why_texts[] = {
+#define X(id, text) [id] = text,
+	KFUNC_REASONS(X)
+#undef X
+};
+
+const char *kfunc_why_text(enum kfunc_why why)
+{
+	return why < KF_NREASONS ? why_texts[why] : "?";
+}
+
 const char *kernel_running_release(void)
 {
 	static struct utsname u;
 	if (!u.release[0] && uname(&u) < 0)
 		return "";
 	return u.release;
+}
+
+char *kernel_installed_hint(void)
+{
+	DIR *d = opendir("/boot");
+	struct strbuf b;
+	sb_init(&b);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "vmlinuz-", 8))
+			continue;
+		sb_printf(&b, "%s%s", n++ ? ", " : "", e->d_name + 8);
+	}
+	if (d)
+		closedir(d);
+	char *hint = n ? xasprintf("; build for an installed kernel with -r RELEASE (installed: %s)",
+				   b.s)
+		       : xstrdup("; install a kernel and its headers (linux-image-amd64 and "
+				 "linux-headers-amd64)");
+	sb_free(&b);
+	return hint;
 }
 
 static char *existing(char *path)
@@ -30,36 +68,65 @@ static char *existing(char *path)
 	return NULL;
 }
 
-static char *load_names(const char *path, size_t *n)
+static int cmp_kfunc(const void *a, const void *b)
 {
-	size_t len;
-	char *text = read_file(path, &len);
-	if (!text)
-		return NULL;
-	*n = 0;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] == '\n')
-			(*n)++;
-	return text;
+	return strcmp(((const struct kfunc *)a)->name, ((const struct kfunc *)b)->name);
 }
 
-/* Split the newline-separated text (kept alive) into a name array. */
-static char **split_lines(char *text, size_t n)
+static int cmp_key(const void *key, const void *elem)
 {
-	char **names = xcalloc(n + 1, sizeof(char *));
-	size_t i = 0;
-	for (char *p = text; *p && i < n; i++) {
-		char *nl = strchr(p, '\n');
-		names[i] = p;
-		if (!nl)
-			break;
-		*nl = 0;
-		p = nl + 1;
+	return strcmp(key, ((const struct kfunc *)elem)->name);
+}
+
+const struct kfunc *kernel_function(const struct kernel *k, const char *name)
+{
+	return bsearch(name, k->funcs, k->nfuncs, sizeof(struct kfunc), cmp_key);
+}
+
+/* --- the cache: "NAME OFFSET WHY COPIES" per function --- */
+
+static bool write_cache(const struct kernel *k, const char *dir, const char *stamp,
+			const char *btf, size_t btf_size)
+{
+	struct strbuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s\n%d\n%s\n", k->build_id, k->classified, k->funcs_from);
+	for (size_t i = 0; i < k->nfuncs; i++) {
+		const struct kfunc *f = &k->funcs[i];
+		sb_printf(&b, "%s %" PRIx64 " %d %u\n", f->name, f->offset, (int)f->why, f->copies);
 	}
-	return names;
+	char *p = path_join(dir, "functions");
+	bool ok = write_file(p, b.s, b.len);
+	free(p);
+	sb_free(&b);
+	if (btf) {
+		p = path_join(dir, "vmlinux.btf");
+		ok = ok && write_file(p, btf, btf_size);
+		free(p);
+	}
+	/* The stamp goes last, so a partly written cache is stale. */
+	p = path_join(dir, "stamp");
+	ok = ok && write_file(p, stamp, strlen(stamp));
+	free(p);
+	return ok;
 }
 
-static bool from_cache(struct kernel *k, const char *dir, const char *stamp)
+static char *next_line(char **p)
+{
+	char *line = *p;
+	if (!line || !*line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = line + strlen(line);
+	}
+	return line;
+}
+
+static bool read_cache(struct kernel *k, const char *dir, const char *stamp)
 {
 	char *p = path_join(dir, "stamp");
 	char *old = read_file(p, NULL);
@@ -68,19 +135,66 @@ static bool from_cache(struct kernel *k, const char *dir, const char *stamp)
 	free(old);
 	if (!fresh)
 		return false;
-	p = path_join(dir, "build-id");
-	k->build_id = read_file(p, NULL);
-	free(p);
 	p = path_join(dir, "functions");
-	size_t n = 0;
-	char *text = load_names(p, &n);
+	char *text = read_file(p, NULL);
 	free(p);
-	if (!k->build_id || !text) {
+	if (!text)
+		return false;
+	char *cur = text, *id = next_line(&cur), *classified = next_line(&cur),
+	     *from = next_line(&cur);
+	if (!id || !classified || !from) {
 		free(text);
 		return false;
 	}
-	k->funcs = split_lines(text, n);
+	size_t cap = 4096, n = 0;
+	struct kfunc *funcs = xmalloc(cap * sizeof *funcs);
+	for (char *line; (line = next_line(&cur));) {
+		char name[256];
+		uint64_t offset;
+		int why;
+		unsigned copies;
+		if (sscanf(line, "%255s %" SCNx64 " %d %u", name, &offset, &why, &copies) != 4 ||
+		    why < 0 || why >= KF_NREASONS)
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			funcs = xrealloc(funcs, cap * sizeof *funcs);
+		}
+		funcs[n++] = (struct kfunc){ xstrdup(name), offset, (enum kfunc_why)why, copies };
+	}
+	k->build_id = xstrdup(id);
+	k->classified = classified[0] == '1';
+	k->funcs_from = xstrdup(from);
+	k->funcs = funcs;
 	k->nfuncs = n;
+	free(text);
+	return true;
+}
+
+/* When the kallsyms tables do not decode: BTF's function names, unchecked. */
+static bool funcs_from_btf(struct kernel *k, const char *btf, size_t btf_size)
+{
+	size_t n;
+	char **names = btf_function_names(btf, btf_size, &n);
+	if (!names)
+		return false;
+	/*
+	 * BTF lacks the entry points of syscalls without arguments: x86's
+	 * SYSCALL_DEFINE0 makes __x64_sys_NAME an alias of __do_sys_NAME.
+	 */
+	size_t base = n;
+	for (size_t i = 0; i < base; i++) {
+		if (strncmp(names[i], "__do_sys_", 9))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(char *));
+		names[n++] = xasprintf("__x64_sys_%s", names[i] + 9);
+	}
+	n = symbols_sort_unique(names, n);
+	k->funcs = xcalloc(n ? n : 1, sizeof *k->funcs);
+	for (size_t i = 0; i < n; i++)
+		k->funcs[i] = (struct kfunc){ names[i], 0, KF_OK, 1 };
+	k->nfuncs = n;
+	free(names);
 	return true;
 }
 
@@ -95,97 +209,113 @@ static bool from_image(struct kernel *k, const char *dir, const char *stamp, boo
 		return false;
 	}
 	k->build_id = kimage_elf_build_id(elf, len);
-	size_t btf_size = 0;
-	const char *btf = kimage_elf_section(elf, len, ".BTF", &btf_size);
 	if (!k->build_id) {
 		fprintf(stderr, "stap: the kernel image %s has no build-id note\n", k->vmlinuz);
 		free(elf);
 		return false;
 	}
-	if (!btf) {
-		fprintf(stderr,
-			"stap: the kernel image %s has no BTF, so its function names are unknown\n",
-			k->vmlinuz);
-		free(elf);
-		return false;
-	}
-	k->funcs = btf_function_names(btf, btf_size, &k->nfuncs);
-	if (!k->funcs) {
-		fprintf(stderr, "stap: cannot read the BTF of %s\n", k->vmlinuz);
-		free(elf);
-		return false;
-	}
-	/*
-	 * BTF lacks the entry points of syscalls without arguments: x86's
-	 * SYSCALL_DEFINE0 makes __x64_sys_NAME an alias of __do_sys_NAME, which
-	 * is in BTF. Add the aliases. A real System.map (Debian ships a stub)
-	 * adds every other text symbol.
-	 */
-	size_t n = k->nfuncs;
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(k->funcs[i], "__do_sys_", 9))
-			continue;
-		k->funcs = xrealloc(k->funcs, (k->nfuncs + 1) * sizeof(char *));
-		k->funcs[k->nfuncs++] = xasprintf("__x64_sys_%s", k->funcs[i] + 9);
-	}
-	k->nfuncs = symbols_sort_unique(k->funcs, k->nfuncs);
-	char *sysmap = xasprintf("/boot/System.map-%s", k->release);
+	size_t btf_size = 0;
+	const char *btf = kimage_elf_section(elf, len, ".BTF", &btf_size);
+	char *why = NULL;
 	size_t nsyms = 0;
-	char **syms = symbols_text_names(sysmap, &nsyms);
-	free(sysmap);
+	struct ksym *syms = kallsyms_decode(elf, len, &nsyms, &why);
+	bool ok = true;
 	if (syms) {
-		k->funcs = xrealloc(k->funcs, (k->nfuncs + nsyms) * sizeof(char *));
-		memcpy(k->funcs + k->nfuncs, syms, nsyms * sizeof(char *));
-		k->nfuncs = symbols_sort_unique(k->funcs, k->nfuncs + nsyms);
-		free(syms);
+		k->funcs = kfuncs_from_image(elf, len, syms, nsyms, &k->nfuncs);
+		k->classified = true;
+		k->funcs_from = xasprintf("the kallsyms tables in %s", k->vmlinuz);
+		symbols_free(syms, nsyms);
+	} else {
+		fprintf(stderr, "stap: warning: cannot decode the symbol table in %s: %s; using "
+				"the function names in its BTF instead\n",
+			k->vmlinuz, why);
+		if (!btf || !funcs_from_btf(k, btf, btf_size)) {
+			fprintf(stderr, "stap: the kernel image %s has no readable BTF either, so its "
+					"functions are unknown\n",
+				k->vmlinuz);
+			ok = false;
+		}
+		k->funcs_from = xasprintf("the BTF in %s", k->vmlinuz);
 	}
-	/* Cache for the next run; the stamp goes last so a partial write is stale. */
-	char *p = path_join(dir, "vmlinux.btf");
-	write_file(p, btf, btf_size);
-	free(p);
-	p = path_join(dir, "build-id");
-	write_file(p, k->build_id, strlen(k->build_id));
-	free(p);
-	struct strbuf b;
-	sb_init(&b);
-	for (size_t i = 0; i < k->nfuncs; i++)
-		sb_printf(&b, "%s\n", k->funcs[i]);
-	p = path_join(dir, "functions");
-	write_file(p, b.s, b.len);
-	free(p);
-	sb_free(&b);
-	p = path_join(dir, "stamp");
-	write_file(p, stamp, strlen(stamp));
-	free(p);
+	free(why);
+	if (ok) {
+		qsort(k->funcs, k->nfuncs, sizeof *k->funcs, cmp_kfunc);
+		write_cache(k, dir, stamp, btf, btf_size);
+		if (verbose)
+			fprintf(stderr, "Read %zu functions and build-id %s from %s in %llu ms\n",
+				k->nfuncs, k->build_id, k->vmlinuz,
+				(unsigned long long)((now_ns() - t0) / 1000000));
+	}
 	free(elf);
-	if (verbose)
-		fprintf(stderr, "Read %zu function names and build-id %s from %s in %llu ms\n",
-			k->nfuncs, k->build_id, k->vmlinuz,
-			(unsigned long long)((now_ns() - t0) / 1000000));
-	return true;
+	return ok;
 }
 
-static bool from_running(struct kernel *k)
+static char *running_build_id(void)
 {
 	size_t len;
 	char *notes = read_file("/sys/kernel/notes", &len);
-	char hex[256];
-	char err[256];
+	char hex[256], err[256];
+	char *id = NULL;
 	if (notes && sr_notes_build_id(notes, len, hex, sizeof hex, err, sizeof err) == 0)
-		k->build_id = xstrdup(hex);
+		id = xstrdup(hex);
 	free(notes);
-	k->funcs = symbols_text_names("/proc/kallsyms", &k->nfuncs);
-	if (!k->build_id || !k->funcs || k->nfuncs == 0) {
+	return id;
+}
+
+static bool from_running(struct kernel *k, bool verbose)
+{
+	k->build_id = running_build_id();
+	size_t nsyms = 0;
+	struct ksym *syms = symbols_read_kallsyms("/proc/kallsyms", &nsyms);
+	if (!k->build_id || !syms || nsyms == 0) {
 		fprintf(stderr, "stap: cannot read the running kernel's %s\n",
 			k->build_id ? "/proc/kallsyms" : "build-id from /sys/kernel/notes");
+		free(syms);
 		return false;
 	}
+	bool complete;
+	k->funcs = kfuncs_from_running(syms, nsyms, &k->nfuncs, &complete);
+	k->classified = complete;
+	symbols_free(syms, nsyms);
+	qsort(k->funcs, k->nfuncs, sizeof *k->funcs, cmp_kfunc);
 	k->funcs_from = xstrdup("/proc/kallsyms");
+	if (verbose && !complete)
+		fprintf(stderr, "stap: note: the kernel's kprobe blacklist or list of traceable "
+				"functions is not readable here (mount debugfs and tracefs, run as "
+				"root); wildcards may match functions the kernel then refuses\n");
 	return true;
 }
 
-/* Bump when what the cache holds changes. */
-#define KERNEL_CACHE_FORMAT 2
+static bool image_cached(struct kernel *k, bool verbose)
+{
+	struct stat st;
+	if (stat(k->vmlinuz, &st) < 0) {
+		fprintf(stderr, "stap: cannot read %s: %s\n", k->vmlinuz, strerror(errno));
+		return false;
+	}
+	char *stamp = xasprintf("%d %lld %lld\n", KERNEL_CACHE_FORMAT, (long long)st.st_size,
+				(long long)st.st_mtime);
+	char *sub = xasprintf("kernel/%s", k->release);
+	char *dir = cache_dir(sub);
+	free(sub);
+	bool ok = read_cache(k, dir, stamp) || from_image(k, dir, stamp, verbose);
+	free(dir);
+	free(stamp);
+	return ok;
+}
+
+static void kernel_reset(struct kernel *k)
+{
+	for (size_t i = 0; i < k->nfuncs; i++)
+		free(k->funcs[i].name);
+	free(k->funcs);
+	free(k->build_id);
+	free(k->funcs_from);
+	k->funcs = NULL;
+	k->nfuncs = 0;
+	k->build_id = k->funcs_from = NULL;
+	k->classified = false;
+}
 
 struct kernel *kernel_open(const char *release, bool verbose)
 {
@@ -195,9 +325,15 @@ struct kernel *kernel_open(const char *release, bool verbose)
 	k->vmlinuz = existing(xasprintf("/boot/vmlinuz-%s", release));
 	k->build_dir = existing(xasprintf("/lib/modules/%s/build", release));
 	if (k->running && file_exists("/sys/kernel/notes")) {
-		if (from_running(k))
+		/* The image says more than /proc/kallsyms, if it is this very kernel. */
+		char *id = running_build_id();
+		if (k->vmlinuz && id && image_cached(k, verbose) && !strcmp(k->build_id, id)) {
+			free(id);
 			return k;
-		return NULL;
+		}
+		free(id);
+		kernel_reset(k);
+		return from_running(k, verbose) ? k : NULL;
 	}
 	if (!k->vmlinuz) {
 		fprintf(stderr,
@@ -206,36 +342,5 @@ struct kernel *kernel_open(const char *release, bool verbose)
 			release, release);
 		return NULL;
 	}
-	struct stat st;
-	if (stat(k->vmlinuz, &st) < 0) {
-		fprintf(stderr, "stap: cannot read %s: %s\n", k->vmlinuz, strerror(errno));
-		return NULL;
-	}
-	struct stat map;
-	char *sysmap = xasprintf("/boot/System.map-%s", release);
-	if (stat(sysmap, &map) < 0)
-		memset(&map, 0, sizeof map);
-	free(sysmap);
-	char *stamp = xasprintf("%d %lld %lld %lld %lld\n", KERNEL_CACHE_FORMAT, (long long)st.st_size,
-				(long long)st.st_mtime, (long long)map.st_size, (long long)map.st_mtime);
-	char *sub = xasprintf("kernel/%s", release);
-	char *dir = cache_dir(sub);
-	free(sub);
-	bool ok = from_cache(k, dir, stamp) || from_image(k, dir, stamp, verbose);
-	free(dir);
-	free(stamp);
-	if (!ok)
-		return NULL;
-	k->funcs_from = xasprintf("the BTF in %s and /boot/System.map-%s", k->vmlinuz, release);
-	return k;
-}
-
-static int cmp_key(const void *key, const void *elem)
-{
-	return strcmp(key, *(char *const *)elem);
-}
-
-bool kernel_has_function(const struct kernel *k, const char *name)
-{
-	return bsearch(name, k->funcs, k->nfuncs, sizeof(char *), cmp_key) != NULL;
+	return image_cached(k, verbose) ? k : NULL;
 }

@@ -1,19 +1,54 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the translator knows about the target kernel: where its image and
- * build tree are, its build-id, and the names of its functions. Pass 2 asks;
- * nothing here calls back into the passes.
+ * build tree are, its build-id, and its functions, each with whether a
+ * probe can be placed on it and why not. Pass 2 asks; nothing here calls
+ * back into the passes.
  *
- * The function names come from /proc/kallsyms when the target is the running
- * kernel, otherwise from the BTF inside /boot/vmlinuz-RELEASE. Decompressing
- * the image takes a while, so the build-id, the BTF and the name list are
- * cached per image (keyed by its size and mtime).
+ * The functions come from the kernel's own kallsyms tables, decoded from
+ * /boot/vmlinuz-RELEASE (kallsyms.c), and the image also says which of them
+ * the kernel would refuse (kfuncs.c). For the running kernel without its
+ * image, /proc/kallsyms and the kernel's debugfs lists say the same. The
+ * result is cached per image (keyed by its size and mtime).
  */
 #ifndef TAPLINE_KERNEL_H
 #define TAPLINE_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* Why the kernel would refuse a probe on a function (the text completes
+ * "function F ..."). */
+#define KFUNC_REASONS(X)                                                                    \
+	X(KF_OK, "can be probed")                                                             \
+	X(KF_INIT, "is __init code, freed once the kernel has booted")                        \
+	X(KF_NOT_TEXT, "is outside the kernel's text (discarded or alternative code)")       \
+	X(KF_BLACKLIST, "is on the kernel's kprobe blacklist (NOKPROBE_SYMBOL, noinstr or entry code)") \
+	X(KF_NOTRACE, "is notrace: the kernel has no ftrace site in it and refuses to trace it")
+
+enum kfunc_why {
+#define X(id, text) id,
+	KFUNC_REASONS(X)
+#undef X
+	KF_NREASONS
+};
+
+/* A symbol: name, type letter as in /proc/kallsyms, and address. */
+struct ksym {
+	char *name;
+	uint64_t addr;
+	char type;
+};
+
+/* A kernel function, by name. A name given to several static functions
+ * appears once, with the first copy's address and why. */
+struct kfunc {
+	char *name;
+	uint64_t offset;      /* from _text: the same with or without KASLR */
+	enum kfunc_why why;
+	unsigned copies;      /* functions of this name */
+};
 
 struct kernel {
 	char *release;
@@ -21,8 +56,9 @@ struct kernel {
 	char *build_dir;   /* /lib/modules/RELEASE/build, NULL if absent */
 	char *build_id;    /* lowercase hex */
 	bool running;      /* RELEASE is the running kernel */
-	char **funcs;      /* sorted, unique */
+	struct kfunc *funcs; /* sorted by name */
 	size_t nfuncs;
+	bool classified;   /* every why is known (else some are KF_OK unchecked) */
 	char *funcs_from;  /* where the names came from, for messages */
 };
 
@@ -31,23 +67,54 @@ struct kernel {
  * the Debian package that provides it, and return NULL.
  */
 struct kernel *kernel_open(const char *release, bool verbose);
-bool kernel_has_function(const struct kernel *k, const char *name);
+/* The function named name, or NULL. */
+const struct kfunc *kernel_function(const struct kernel *k, const char *name);
+const char *kfunc_why_text(enum kfunc_why why);
 /* The release of the running kernel (uname -r). */
 const char *kernel_running_release(void);
+/* "; build for ... with -r RELEASE" naming the kernels installed in /boot,
+ * or how to install one (malloced), to end a message with. */
+char *kernel_installed_hint(void);
 
-/* kimage.c: the vmlinux ELF inside a bzImage (xz/gzip/zstd payload). */
+/* kimage.c: the vmlinux ELF inside a bzImage (xz payload). */
 char *kimage_extract_vmlinux(const char *vmlinuz, size_t *len);
 /* The GNU build-id (hex) in an ELF image's notes, or NULL. */
 char *kimage_elf_build_id(const char *elf, size_t len);
-/* A section's contents inside an ELF image in memory, or NULL. */
+/* A section's contents inside an ELF image in memory, or NULL; *addr: its address. */
 const char *kimage_elf_section(const char *elf, size_t len, const char *name, size_t *size);
+const char *kimage_elf_section_at(const char *elf, size_t len, const char *name, size_t *size,
+				  uint64_t *addr);
+/* The size bytes at address addr of a loaded section, or NULL. */
+const char *kimage_elf_at(const char *elf, size_t len, uint64_t addr, size_t size);
+
+/* kallsyms.c: every symbol in a vmlinux image's kallsyms tables, sorted by
+ * name then address; NULL with *why (malloced) when they do not decode. */
+struct ksym *kallsyms_decode(const char *elf, size_t len, size_t *n, char **why);
+
+/* symbols.c: the kernel's own symbols in a kallsyms-format file
+ * (/proc/kallsyms), sorted likewise; NULL if it cannot be read. */
+struct ksym *symbols_read_kallsyms(const char *path, size_t *n);
+/* Sort by name, then address. */
+void symbols_sort(struct ksym *syms, size_t n);
+/* Binary search in a name-sorted array: the first symbol named name, or NULL. */
+const struct ksym *symbols_find(const struct ksym *syms, size_t n, const char *name);
+void symbols_free(struct ksym *syms, size_t n);
+/* Sort and de-duplicate a name list in place; returns the new count. */
+size_t symbols_sort_unique(char **names, size_t n);
+
+/*
+ * kfuncs.c: the kernel's functions from its symbols, each classified by
+ * what the kernel would refuse. From an image: its text and init ranges,
+ * its kprobe blacklist and its ftrace sites (__mcount_loc). From the running
+ * kernel: the same ranges from /proc/kallsyms and the kernel's own lists in
+ * tracefs/debugfs, where readable (*complete is false otherwise).
+ */
+struct kfunc *kfuncs_from_image(const char *elf, size_t len, const struct ksym *syms, size_t n,
+				size_t *nfuncs);
+struct kfunc *kfuncs_from_running(const struct ksym *syms, size_t n, size_t *nfuncs,
+				  bool *complete);
 
 /* btf.c (the only file that uses libbpf): function names in raw BTF. */
 char **btf_function_names(const void *btf, size_t size, size_t *n);
-
-/* symbols.c: text symbol names from a kallsyms-format file. */
-char **symbols_text_names(const char *path, size_t *n);
-/* Sort and de-duplicate a name list in place; returns the new count. */
-size_t symbols_sort_unique(char **names, size_t n);
 
 #endif

@@ -98,29 +98,70 @@ static Elf *open_mem(const char *elf, size_t len)
 	return e;
 }
 
-const char *kimage_elf_section(const char *elf, size_t len, const char *name, size_t *size)
+/* Call fn on each section header with contents in the file; stop when it returns true. */
+static bool each_section(const char *elf, size_t len,
+			 bool (*fn)(const char *name, const GElf_Shdr *sh, void *ctx), void *ctx)
 {
 	Elf *e = open_mem(elf, len);
 	if (!e)
-		return NULL;
+		return false;
 	size_t shstrndx;
-	const char *found = NULL;
+	bool stopped = false;
 	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
-		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		for (Elf_Scn *scn = NULL; !stopped && (scn = elf_nextscn(e, scn));) {
 			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh))
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+			    sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
 				continue;
 			const char *sn = elf_strptr(e, shstrndx, sh.sh_name);
-			if (sn && !strcmp(sn, name) && sh.sh_type != SHT_NOBITS &&
-			    sh.sh_offset + sh.sh_size <= len) {
-				found = elf + sh.sh_offset;
-				*size = sh.sh_size;
-				break;
-			}
+			stopped = fn(sn ? sn : "", &sh, ctx);
 		}
 	}
 	elf_end(e);
-	return found;
+	return stopped;
+}
+
+struct find_section {
+	const char *name;
+	uint64_t addr, size; /* by address when name is NULL */
+	GElf_Shdr found;
+};
+
+static bool match_section(const char *name, const GElf_Shdr *sh, void *ctx)
+{
+	struct find_section *f = ctx;
+	bool hit = f->name ? !strcmp(name, f->name)
+			   : (sh->sh_flags & SHF_ALLOC) && f->addr >= sh->sh_addr &&
+				     f->addr - sh->sh_addr <= sh->sh_size &&
+				     f->size <= sh->sh_size - (f->addr - sh->sh_addr);
+	if (hit)
+		f->found = *sh;
+	return hit;
+}
+
+const char *kimage_elf_section_at(const char *elf, size_t len, const char *name, size_t *size,
+				  uint64_t *addr)
+{
+	struct find_section f = { .name = name };
+	if (!each_section(elf, len, match_section, &f))
+		return NULL;
+	*size = f.found.sh_size;
+	if (addr)
+		*addr = f.found.sh_addr;
+	return elf + f.found.sh_offset;
+}
+
+const char *kimage_elf_section(const char *elf, size_t len, const char *name, size_t *size)
+{
+	return kimage_elf_section_at(elf, len, name, size, NULL);
+}
+
+const char *kimage_elf_at(const char *elf, size_t len, uint64_t addr, size_t size)
+{
+	struct find_section f = { .addr = addr, .size = size };
+	if (!each_section(elf, len, match_section, &f))
+		return NULL;
+	return elf + f.found.sh_offset + (addr - f.found.sh_addr);
 }
 
 char *kimage_elf_build_id(const char *elf, size_t len)

@@ -51,12 +51,17 @@ const char *ast_type_name(enum type t)
 
 struct node *ast_append(struct node *a, struct node *b)
 {
-	if (!a)
+	if (!b)
+		return a;
+	struct node *b_last = b->tail ? b->tail : b;
+	if (!a) {
+		b->tail = b_last;
 		return b;
-	struct node *p = a;
-	while (p->next)
-		p = p->next;
-	p->next = b;
+	}
+	struct node *a_last = a->tail ? a->tail : a;
+	a_last->next = b;
+	a->tail = b_last;
+	b->tail = NULL;
 	return a;
 }
 
@@ -176,6 +181,8 @@ static int op_prec(enum op op)
 	case OP_LE:
 	case OP_GT:
 	case OP_GE:
+	case OP_MATCH:
+	case OP_NOMATCH:
 		return 6;
 	case OP_SHL:
 	case OP_SHR:

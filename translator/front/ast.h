@@ -31,7 +31,7 @@ enum type { T_UNKNOWN, T_LONG, T_STRING, T_VOID };
 	X(OP_BITXOR, "^") X(OP_CONCAT, ".") X(OP_EQ, "==") X(OP_NE, "!=") X(OP_LT, "<") \
 	X(OP_LE, "<=") X(OP_GT, ">") X(OP_GE, ">=") X(OP_AND, "&&") X(OP_OR, "||")      \
 	X(OP_NEG, "-") X(OP_PLUS, "+") X(OP_NOT, "!") X(OP_BITNOT, "~") X(OP_INC, "++") \
-	X(OP_DEC, "--") X(OP_ASSIGN, "=")
+	X(OP_DEC, "--") X(OP_ASSIGN, "=") X(OP_MATCH, "=~") X(OP_NOMATCH, "!~")
 enum op {
 #define X(id, s) id,
 	OPERATORS(X)
@@ -59,6 +59,7 @@ struct node {
 	struct node *init, *step, *body;
 	struct node *list; /* first element of the node's list child */
 	struct node *next; /* next element in the list this node is in */
+	struct node *tail; /* on a list's first node: its last, so appending is O(1) */
 	/* pass 2 */
 	struct symbol *sym;
 	const struct builtin *builtin;
@@ -87,7 +88,8 @@ struct node *ast_new(enum node_kind kind, struct loc loc);
 const char *ast_kind_name(enum node_kind kind);
 const char *ast_op_name(enum op op);
 const char *ast_type_name(enum type t);
-/* Append b to the list that starts at a; returns the head. */
+/* Append b (one node, or a list built with ast_append) to the list that
+ * starts at a; returns the head. Constant time. */
 struct node *ast_append(struct node *a, struct node *b);
 int ast_list_len(const struct node *list);
 

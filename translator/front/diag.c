@@ -18,6 +18,8 @@ static const char *const code_names[] = {
 
 static int nerrors;
 static bool warnings_on = true;
+/* Warnings shown and held back, per code. */
+static int nwarnings[D_NCODES], nsuppressed[D_NCODES];
 /* Notes and hints of a suppressed warning are suppressed with it. */
 static bool last_shown = true;
 
@@ -36,16 +38,43 @@ int diag_errors(void)
 	return nerrors;
 }
 
+void diag_summary(void)
+{
+	for (int code = 0; code < D_NCODES; code++) {
+		if (!nsuppressed[code])
+			continue;
+		fprintf(stderr, "stap: %d more [%s] warning%s not shown (the first %d were)\n",
+			nsuppressed[code], code_names[code], nsuppressed[code] == 1 ? "" : "s",
+			DIAG_MAX_WARNINGS);
+		nsuppressed[code] = 0;
+	}
+}
+
+/* Lines longer than this are shown as a window of it around the caret. */
+#define DIAG_LINE_WINDOW 100
+
 static void show_line(struct loc loc)
 {
 	size_t len;
 	const char *line = src_line(loc.file, loc.line, &len);
 	if (!line)
 		return;
-	fprintf(stderr, "    %.*s\n    ", (int)len, line);
+	size_t caret = loc.col > 0 ? (size_t)loc.col - 1 : 0;
+	if (caret > len)
+		caret = len;
+	size_t from = 0, to = len;
+	if (len > DIAG_LINE_WINDOW) {
+		from = caret > DIAG_LINE_WINDOW / 2 ? caret - DIAG_LINE_WINDOW / 2 : 0;
+		to = from + DIAG_LINE_WINDOW < len ? from + DIAG_LINE_WINDOW : len;
+		if (to - from < DIAG_LINE_WINDOW)
+			from = to - DIAG_LINE_WINDOW;
+	}
+	const char *pre = from ? "..." : "", *post = to < len ? "..." : "";
+	fprintf(stderr, "    %s%.*s%s\n    %*s", pre, (int)(to - from), line + from, post,
+		(int)strlen(pre), "");
 	/* Keep tabs so the caret lines up under the same column. */
-	for (int i = 1; i < loc.col && (size_t)(i - 1) < len; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', stderr);
+	for (size_t i = from; i < caret; i++)
+		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
 	fputs("^\n", stderr);
 }
 
@@ -84,9 +113,14 @@ void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 
 void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
-	last_shown = warnings_on;
+	last_shown = warnings_on && nwarnings[code] < DIAG_MAX_WARNINGS;
 	if (!warnings_on)
 		return;
+	if (!last_shown) {
+		nsuppressed[code]++;
+		return;
+	}
+	nwarnings[code]++;
 	va_list ap;
 	va_start(ap, fmt);
 	report("warning", loc, code, fmt, ap);

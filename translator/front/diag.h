@@ -8,7 +8,10 @@
  *   hint: did you mean 'printf'?
  *
  * Every pass reports through here. Errors are counted; after DIAG_MAX_ERRORS
- * the run stops. diag_note and diag_hint attach to the diagnostic just given.
+ * the run stops. After DIAG_MAX_WARNINGS warnings of one kind the rest are
+ * counted, and diag_summary() says how many. Long source lines are shown as
+ * a window around the caret. diag_note and diag_hint attach to the
+ * diagnostic just given.
  */
 #ifndef TAPLINE_DIAG_H
 #define TAPLINE_DIAG_H
@@ -25,6 +28,8 @@ enum diag_code {
 };
 
 #define DIAG_MAX_ERRORS 20
+/* Warnings of one kind shown before the rest are only counted. */
+#define DIAG_MAX_WARNINGS 10
 
 void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -33,6 +38,8 @@ void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 void diag_note(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int diag_errors(void);
+/* Say how many warnings of each kind were held back (and forget them). */
+void diag_summary(void);
 const char *diag_code_name(enum diag_code code);
 /* Suppress warnings (-w). */
 void diag_set_warnings(int enabled);

@@ -139,6 +139,7 @@ static enum type type_named(const char *name, struct loc loc)
 %token <str> STRING "string"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" SHL "'<<'" SHR "'>>'"
 %token AND "'&&'" OR "'||'" INC "'++'" DEC "'--'"
+%token MATCH "'=~'" NOMATCH "'!~'"
 %token <op> OP_ASSIGN_TOK "compound assignment"
 %token UNSUPPORTED "unsupported construct"
 
@@ -160,8 +161,8 @@ static enum type type_named(const char *name, struct loc loc)
 %left '|'
 %left '^'
 %left '&'
-/* All six comparisons share one level, as in SystemTap (not C). */
-%left EQ NE '<' '>' LE GE
+/* All comparisons share one level, as in SystemTap (not C). */
+%left EQ NE '<' '>' LE GE MATCH NOMATCH
 %left SHL SHR
 %left '.'
 %left '+' '-'
@@ -344,6 +345,8 @@ expr
 	| expr '>' expr		{ $$ = mk_binary(OP_GT, @2, $1, $3); }
 	| expr LE expr		{ $$ = mk_binary(OP_LE, @2, $1, $3); }
 	| expr GE expr		{ $$ = mk_binary(OP_GE, @2, $1, $3); }
+	| expr MATCH expr	{ $$ = mk_binary(OP_MATCH, @2, $1, $3); }
+	| expr NOMATCH expr	{ $$ = mk_binary(OP_NOMATCH, @2, $1, $3); }
 	| expr SHL expr		{ $$ = mk_binary(OP_SHL, @2, $1, $3); }
 	| expr SHR expr		{ $$ = mk_binary(OP_SHR, @2, $1, $3); }
 	| expr '.' expr		{ $$ = mk_binary(OP_CONCAT, @2, $1, $3); }

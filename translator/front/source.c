@@ -40,18 +40,31 @@ int src_count(void)
 	return (int)sources.n;
 }
 
+/* Where each line starts, so that finding one is O(1) however often a
+ * long script is quoted. */
+static void index_lines(struct source *s)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < s->len; i++)
+		n += s->text[i] == '\n';
+	s->line_start = xmalloc(n * sizeof(size_t));
+	s->line_start[0] = 0;
+	s->nlines = 1;
+	for (size_t i = 0; i < s->len; i++)
+		if (s->text[i] == '\n')
+			s->line_start[s->nlines++] = i + 1;
+}
+
 const char *src_line(int file, int line, size_t *len)
 {
-	const struct source *s = src_get(file);
-	if (!s || line < 1)
+	if (file < 0 || (size_t)file >= sources.n || line < 1)
 		return NULL;
-	const char *p = s->text, *end = s->text + s->len;
-	for (int l = 1; l < line; l++) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (!p)
-			return NULL;
-		p++;
-	}
+	struct source *s = sources.v[file];
+	if (!s->line_start)
+		index_lines(s);
+	if ((size_t)line > s->nlines)
+		return NULL;
+	const char *p = s->text + s->line_start[line - 1], *end = s->text + s->len;
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	*len = (size_t)((nl ? nl : end) - p);
 	return p;

@@ -23,6 +23,8 @@ struct source {
 	char *text;     /* NUL-terminated contents */
 	size_t len;
 	bool is_tapset; /* part of the library, not the user's script */
+	size_t *line_start; /* offset of each line, built on first use by src_line() */
+	size_t nlines;
 };
 
 /* Register a file's contents (takes ownership of text); returns its index. */

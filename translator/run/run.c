@@ -59,6 +59,9 @@ static int run_in_vm(struct session *s)
 	add_arg(&argv, guest_ko);
 	struct strbuf cmd;
 	sb_init(&cmd);
+	/* exec: a forwarded signal then reaches staprun alone, and the job's
+	 * status is staprun's, not that of a shell the signal killed. */
+	sb_puts(&cmd, "exec ");
 	for (size_t i = 0; i < argv.n; i++) {
 		char *q = vm_shell_quote(argv.v[i]);
 		sb_printf(&cmd, "%s%s", i ? " " : "", q);
@@ -85,9 +88,18 @@ static int run_in_vm(struct session *s)
 	};
 	struct vm_job job = { .name = s->module_name, .command = cmd.s };
 	struct vm_result res = { 0 };
+	/* A closed output is an error to report, not a signal to die of. */
+	signal(SIGPIPE, SIG_IGN);
 	int status = vm_run_stream(&cfg, &job, out_fd, 2, &res);
 	if (out_fd != 1)
 		close(out_fd);
+	/* A reader that went away (stap --vm ... | head) is not a failure. */
+	if (res.out_errno && res.out_errno != EPIPE) {
+		fprintf(stderr, "stap: cannot write the script's output%s%s: %s\n",
+			s->output_file ? " to " : "", s->output_file ? s->output_file : "",
+			strerror(res.out_errno));
+		status = 1;
+	}
 	if (res.trouble) {
 		fprintf(stderr, "stap: the guest kernel reported trouble: %s\n", res.trouble);
 		fprintf(stderr, "stap: guest kernel log:\n%s", res.kernel_log ? res.kernel_log : "");

@@ -679,7 +679,8 @@ struct run {
 	size_t njobs;
 	struct vm_result *res;
 	bool stream;
-	int out_fd, err_fd;	/* streaming destinations */
+	int out_fd, err_fd;	/* streaming destinations; -1 once a write failed */
+	int out_errno;		/* why writing out_fd failed */
 
 	char *release;
 	char *dir;		/* working directory, removed unless keep_dir */
@@ -737,7 +738,8 @@ static char *in_dir(const struct run *r, const char *name)
 	return path_join(r->dir, name);
 }
 
-static void write_all(int fd, const char *p, size_t n)
+/* 0, or the errno of a failed write. */
+static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -745,26 +747,32 @@ static void write_all(int fd, const char *p, size_t n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return;
+			return errno;
 		}
+		if (w == 0)
+			return EIO;
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
-/* Copy what a growing port file gained since *off to fd (if fd >= 0). */
-static void copy_new(int from, off_t *off, int to)
+/* Copy what a growing port file gained since *off to *to (if >= 0); a
+ * failed write sets *to to -1 and returns its errno. */
+static int copy_new(int from, off_t *off, int *to)
 {
 	char buf[65536];
 	ssize_t n;
+	int err = 0;
 
 	if (from < 0)
-		return;
+		return 0;
 	while ((n = pread(from, buf, sizeof(buf), *off)) > 0) {
 		*off += n;
-		if (to >= 0)
-			write_all(to, buf, (size_t)n);
+		if (*to >= 0 && (err = write_all(*to, buf, (size_t)n)))
+			*to = -1;
 	}
+	return err;
 }
 
 static off_t file_size(const struct run *r, const char *name)
@@ -1413,6 +1421,22 @@ static void catch_signal(int sig, bool even_if_ignored, struct sigaction *old)
 	sigaction(sig, &sa, NULL);
 }
 
+/*
+ * Stream the job's output. When the script's output cannot be written (a
+ * full disk, -o /dev/full), the job is stopped as by SIGTERM, so the
+ * module still unloads cleanly, and the run then fails.
+ */
+static void relay_streams(struct run *r)
+{
+	int err = copy_new(r->out_file, &r->out_off, &r->out_fd);
+	if (err && !r->out_errno) {
+		r->out_errno = err;
+		say(r, "writing the job's output failed: %s", strerror(err));
+		forward(r, SIGTERM);
+	}
+	copy_new(r->err_file, &r->err_off, &r->err_fd);
+}
+
 /* Wait for qemu while relaying what the guest sends; returns its wait status. */
 static int watch(struct run *r)
 {
@@ -1427,10 +1451,8 @@ static int watch(struct run *r)
 		pid_t w;
 
 		pump_control(r);
-		if (r->stream) {
-			copy_new(r->out_file, &r->out_off, r->out_fd);
-			copy_new(r->err_file, &r->err_off, r->err_fd);
-		}
+		if (r->stream)
+			relay_streams(r);
 		handle_signals(r);
 		w = waitpid(r->qemu, &wstatus, WNOHANG);
 		if (w == r->qemu || (w < 0 && errno != EINTR))
@@ -1449,10 +1471,8 @@ static int watch(struct run *r)
 	}
 	/* qemu wrote synchronously: what it left in the FIFO and files is complete. */
 	pump_control(r);
-	if (r->stream) {
-		copy_new(r->out_file, &r->out_off, r->out_fd);
-		copy_new(r->err_file, &r->err_off, r->err_fd);
-	}
+	if (r->stream)
+		relay_streams(r);
 	return wstatus;
 }
 
@@ -1515,6 +1535,7 @@ int vm_run_stream(const struct vm_config *cfg, const struct vm_job *job, int out
 	};
 
 	boot(&r);
+	res->out_errno = r.out_errno;
 	return res->status;
 }
 

@@ -71,6 +71,8 @@ struct vm_result {
 	char *kernel_log;	/* dmesg lines produced while the job ran; for a job
 				 * the guest died in, the console's lines instead */
 	char *trouble;		/* NULL, or the first kernel_log line showing BUG/Oops/WARNING/... */
+	int out_errno;		/* streaming: a write to out_fd failed with this (the job
+				 * was then stopped as by SIGTERM); 0 if none did */
 };
 
 /*

@@ -2,11 +2,15 @@
 /*
  * Probe points: each point written in a probe becomes one or more concrete
  * probes (a kprobe on a symbol, a timer with a period, begin/end). Kernel
- * function names are checked against the target kernel's function list, and
- * a wildcard expands to every match. A misspelt name gets the closest
- * names; a point written with '?' that matches nothing is dropped quietly.
+ * function names are checked against the target kernel's function list:
+ * a function the kernel would refuse (debuginfo/kfuncs.c says why) or that
+ * the runtime itself calls while it handles a hit is an error when named,
+ * and left out of a wildcard's matches (-v says which and why). A misspelt
+ * name gets the closest names; a point written with '?' that matches
+ * nothing is dropped quietly.
  */
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +29,13 @@ static const char *const known_shapes[] = {
 	"kprobe.function.return",
 };
 
+/* Every probe point family, as the hint lists them. */
+static const char *const families[] = {
+	"begin[(N)]", "end[(N)]", "never", "timer.ns/us/ms/s(N)", "timer.nsec/usec/msec/sec(N)",
+	"timer.hz(N)", "kernel.function(\"name\")[.call|.return]",
+	"kprobe.function(\"name\")[.return]",
+};
+
 /* Families that SystemTap has and Tapline will have, but not yet. */
 static const char *const later_families[] = { "module", "process", "syscall", "vfs", "kernel.trace",
 					      "kernel.statement", "perf", "procfs", "netfilter",
@@ -40,6 +51,7 @@ struct comp {
 
 struct pp_ctx {
 	struct session *s;
+	const struct ptrvec *runtime_calls; /* patterns of kernel functions the runtime calls in a hit */
 	struct handler *h;
 	struct node *pp;
 	struct comp comps[8];
@@ -47,7 +59,8 @@ struct pp_ctx {
 };
 
 /* arg: the period of a timer, the priority of begin/end. */
-static void add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol, long long arg)
+static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol,
+			       long long arg)
 {
 	struct probe *p = xcalloc(1, sizeof *p);
 	p->kind = kind;
@@ -61,6 +74,7 @@ static void add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol
 		p->priority = arg;
 	p->optional = c->pp->optional;
 	pv_push(&c->s->prog.probes, p);
+	return p;
 }
 
 static bool comp_is(const struct pp_ctx *c, int i, const char *name)
@@ -115,9 +129,14 @@ static void unknown_shape(struct pp_ctx *c)
 	suggest_init(&sg, shape);
 	for (size_t i = 0; i < ARRAY_SIZE(known_shapes); i++)
 		suggest_offer(&sg, known_shapes[i]);
-	if (!suggest_hint(&sg, NULL))
-		diag_hint("known probe points: begin, end, timer.ms(N), timer.s(N), "
-			  "kernel.function(\"name\")[.return], kprobe.function(\"name\")[.return]");
+	if (!suggest_hint(&sg, NULL)) {
+		struct strbuf b;
+		sb_init(&b);
+		for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+			sb_printf(&b, "%s%s", i ? ", " : "", families[i]);
+		diag_hint("the probe points Tapline knows: %s", b.s);
+		sb_free(&b);
+	}
 	free(shape);
 }
 
@@ -181,12 +200,136 @@ static void unknown_kernel_function(const struct kernel *k, const char *name, st
 	struct suggest sg;
 	suggest_init(&sg, name);
 	for (size_t i = 0; i < k->nfuncs; i++)
-		suggest_offer(&sg, k->funcs[i]);
+		suggest_offer(&sg, k->funcs[i].name);
 	if (!suggest_hint(&sg, NULL))
 		diag_hint("the function names come from %s", k->funcs_from);
 }
 
-static void kernel_function(struct pp_ctx *c)
+/*
+ * The kernel functions the runtime calls while it handles a hit
+ * (runtime/kernel-calls.txt, "hit NAME-OR-PATTERN" lines): a probe there
+ * would fire inside the runtime, where it can only be skipped.
+ */
+static struct ptrvec load_runtime_calls(const char *runtime_dir)
+{
+	struct ptrvec pats = { 0 };
+	char *path = path_join(runtime_dir, "kernel-calls.txt");
+	char *text = read_file(path, NULL);
+	if (!text)
+		fatal("cannot read %s: %m", path);
+	free(path);
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char kind[16], name[256];
+		if (sscanf(line, "%15s %255s", kind, name) == 2 && !strcmp(kind, "hit"))
+			pv_push(&pats, xstrdup(name));
+	}
+	free(text);
+	return pats;
+}
+
+static bool runtime_calls(const struct pp_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->runtime_calls->n; i++)
+		if (fnmatch(c->runtime_calls->v[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+#define RUNTIME_REASON "is called by Tapline's runtime while it handles a probe hit"
+
+/* Why a probe on f cannot be placed, or NULL. In guru mode a function the
+ * runtime calls is allowed (the kernel would take the probe; its hits
+ * inside the runtime are skipped and counted). */
+static const char *refusal(const struct pp_ctx *c, const struct kfunc *f)
+{
+	if (f->why != KF_OK)
+		return kfunc_why_text(f->why);
+	if (!c->s->guru && runtime_calls(c, f->name))
+		return RUNTIME_REASON;
+	return NULL;
+}
+
+/* The functions a wildcard left out, by reason, for -v. */
+struct left_out {
+	const char *reason;
+	size_t count;
+	struct strbuf examples;
+};
+
+static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, const char *name)
+{
+	size_t i = 0;
+	while (i < *nlo && strcmp(lo[i].reason, reason))
+		i++;
+	if (i == *nlo) {
+		lo[i] = (struct left_out){ reason, 0, { 0 } };
+		sb_init(&lo[i].examples);
+		(*nlo)++;
+	}
+	if (lo[i].count < 5)
+		sb_printf(&lo[i].examples, "%s%s", lo[i].count ? ", " : "", name);
+	lo[i].count++;
+}
+
+static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_kind kind,
+			    struct loc loc)
+{
+	const struct kernel *k = c->s->kernel;
+	struct left_out lo[KF_NREASONS + 1];
+	size_t nlo = 0, matches = 0, placed = 0;
+	for (size_t i = 0; i < k->nfuncs; i++) {
+		const struct kfunc *f = &k->funcs[i];
+		if (fnmatch(pattern, f->name, 0))
+			continue;
+		matches++;
+		const char *why = refusal(c, f);
+		if (why)
+			note_left_out(lo, &nlo, why, f->name);
+		else
+			placed++;
+	}
+	if (c->s->verbose && matches) {
+		char *pp = ast_probe_point_text(c->pp);
+		fprintf(stderr, "%s: %zu functions match, %zu left out\n", pp, matches,
+			matches - placed);
+		for (size_t i = 0; i < nlo; i++)
+			fprintf(stderr, "  %zu %s: %s%s\n", lo[i].count, lo[i].reason, lo[i].examples.s,
+				lo[i].count > 5 ? ", ..." : "");
+		free(pp);
+	}
+	for (size_t i = 0; i < nlo; i++)
+		sb_free(&lo[i].examples);
+	if (placed == 0) {
+		if (c->pp->optional)
+			return;
+		if (matches == 0)
+			diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "no function of kernel %s matches '%s'", k->release, pattern);
+		else
+			diag_error(loc, D_UNPROBEABLE,
+				   "'%s' matches %zu functions of kernel %s, but none can be probed",
+				   pattern, matches, k->release);
+		if (matches)
+			diag_hint("run with -v to see why each was left out");
+		return;
+	}
+	if (placed > MAX_WILDCARD_MATCHES) {
+		diag_error(loc, D_BAD_PROBE_ARG,
+			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
+			   "wildcard",
+			   pattern, placed, MAX_WILDCARD_MATCHES);
+		diag_hint("narrow the pattern");
+		return;
+	}
+	for (size_t i = 0; i < k->nfuncs; i++) {
+		const struct kfunc *f = &k->funcs[i];
+		if (!fnmatch(pattern, f->name, 0) && !refusal(c, f))
+			add_probe(c, kind, f->name, 0)->from_wildcard = true;
+	}
+}
+
+static void kernel_function_point(struct pp_ctx *c)
 {
 	const struct comp *fn = &c->comps[1];
 	bool is_return = false;
@@ -213,38 +356,37 @@ static void kernel_function(struct pp_ctx *c)
 	}
 	const struct kernel *k = c->s->kernel;
 	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
-	if (!strpbrk(name, "*?[")) {
-		if (kernel_has_function(k, name))
-			add_probe(c, kind, name, 0);
-		else if (!c->pp->optional)
+	if (strpbrk(name, "*?[")) {
+		kernel_wildcard(c, name, kind, fn->arg->loc);
+		return;
+	}
+	const struct kfunc *f = kernel_function(k, name);
+	if (!f) {
+		if (!c->pp->optional)
 			unknown_kernel_function(k, name, fn->arg->loc);
 		return;
 	}
-	size_t matches = 0;
-	for (size_t i = 0; i < k->nfuncs; i++)
-		if (fnmatch(name, k->funcs[i], 0) == 0)
-			matches++;
-	if (matches == 0 && !c->pp->optional) {
-		diag_error(fn->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
-			   "no function of kernel %s matches '%s'", k->release, name);
-		return;
+	const char *why = refusal(c, f);
+	if (!why) {
+		add_probe(c, kind, name, 0);
+		if (runtime_calls(c, name))
+			diag_warning(fn->arg->loc, D_UNPROBEABLE,
+				     "'%s' %s: its hits inside the runtime will be skipped", name,
+				     RUNTIME_REASON);
+	} else if (!c->pp->optional) {
+		diag_error(fn->arg->loc, D_UNPROBEABLE, "cannot probe '%s' in kernel %s: it %s",
+			   name, k->release, why);
+		if (f->why == KF_INIT)
+			diag_hint("an __init function runs only while the kernel boots");
+		else if (f->why == KF_OK)
+			diag_hint("guru mode (-g) allows it; hits inside the runtime are then skipped");
 	}
-	if (matches > MAX_WILDCARD_MATCHES) {
-		diag_error(fn->arg->loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
-			   "wildcard",
-			   name, matches, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern");
-		return;
-	}
-	for (size_t i = 0; i < k->nfuncs; i++)
-		if (fnmatch(name, k->funcs[i], 0) == 0)
-			add_probe(c, kind, k->funcs[i], 0);
 }
 
-static void resolve_point(struct session *s, struct handler *h, struct node *pp)
+static void resolve_point(struct session *s, const struct ptrvec *runtime_calls,
+			  struct handler *h, struct node *pp)
 {
-	struct pp_ctx c = { .s = s, .h = h, .pp = pp };
+	struct pp_ctx c = { .s = s, .runtime_calls = runtime_calls, .h = h, .pp = pp };
 	for (struct node *k = pp->list; k; k = k->next) {
 		if (c.n == (int)ARRAY_SIZE(c.comps)) {
 			unknown_shape(&c);
@@ -261,7 +403,7 @@ static void resolve_point(struct session *s, struct handler *h, struct node *pp)
 	else if (comp_is(&c, 0, "timer"))
 		timer(&c);
 	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
-		kernel_function(&c);
+		kernel_function_point(&c);
 	else
 		unknown_shape(&c);
 }
@@ -304,11 +446,15 @@ static void order_probes(struct ptrvec *probes)
 int probes_resolve(struct session *s)
 {
 	int before = diag_errors();
+	struct ptrvec runtime_calls = load_runtime_calls(s->runtime_dir);
 	for (size_t i = 0; i < s->prog.handlers.n; i++) {
 		struct handler *h = s->prog.handlers.v[i];
 		for (struct node *pp = h->decl->list; pp; pp = pp->next)
-			resolve_point(s, h, pp);
+			resolve_point(s, &runtime_calls, h, pp);
 	}
+	for (size_t i = 0; i < runtime_calls.n; i++)
+		free(runtime_calls.v[i]);
+	pv_free(&runtime_calls);
 	order_probes(&s->prog.probes);
 	return diag_errors() - before;
 }

@@ -173,7 +173,9 @@ static void check_format(struct checker *c, struct node *call)
 	const char *p = fmt->str;
 	struct rt_fmt_spec spec;
 	while (rt_fmt_next(&p, &spec)) {
-		struct loc at = string_offset_loc(fmt, (size_t)(spec.start - fmt->str));
+		/* Only a reported error needs the directive's column. */
+		struct loc at = c->report ? string_offset_loc(fmt, (size_t)(spec.start - fmt->str))
+					  : fmt->loc;
 		if (spec.conv == RT_FMT_ERROR) {
 			if (c->report)
 				diag_error(at, D_BAD_FORMAT, "bad format directive '%.*s'",
@@ -342,6 +344,15 @@ static enum type check_binary(struct checker *c, struct node *n)
 		check_operand(c, n->lhs, T_STRING, context);
 		check_operand(c, n->rhs, T_STRING, context);
 		t = T_STRING;
+		break;
+	case OP_MATCH:
+	case OP_NOMATCH:
+		check_operand(c, n->lhs, T_STRING, context);
+		check_operand(c, n->rhs, T_STRING, context);
+		if (c->report)
+			diag_error(n->loc, D_UNSUPPORTED,
+				   "regular expression matching ('%s') is not supported by Tapline yet",
+				   ast_op_name(n->op));
 		break;
 	case OP_EQ:
 	case OP_NE:
