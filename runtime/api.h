@@ -13,8 +13,9 @@
 #define TAPLINE_API_H
 
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
+#include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 2
+#define RT_API_VERSION 3
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -24,12 +25,13 @@ typedef unsigned long rt_size;
  * fields directly; the runtime keeps more state around them.
  */
 struct rt_context {
-	const char *error;      /* set when the hit failed: the code unwinds */
+	const char *error;      /* set when the hit failed: the code unwinds (to a catch) */
 	rt_long actions;        /* statements this hit may still execute */
 	char *sp, *sp_end;      /* the per-CPU stack that holds script locals */
 	int depth;              /* nested script function calls */
 	int maxnesting;
 	unsigned long stack_base; /* kernel stack address when the hit began */
+	rt_size iter_top;       /* sorted foreach snapshots in use (rt_iter) */
 };
 
 /* Kernel stack that nested script functions may use in one hit. */
@@ -69,14 +71,30 @@ struct rt_script {
 	rt_long maxskipped;
 	rt_long maxactive;       /* 0: chosen from the CPU count */
 	rt_size buffer_size;     /* output bytes per CPU */
+	rt_long maxerrors;       /* uncaught run-time errors the script survives */
+	const struct rt_map_desc *maps; /* the arrays */
+	int nmaps;
+	const struct rt_stat_desc *stats; /* the scalar statistics */
+	int nstats;
+	rt_size iter_slots;      /* entries sorted foreach snapshots may hold at once */
+	int regex_prog;          /* instructions of the largest regular expression */
 };
 
 extern const struct rt_script rt_script;
 
 /* --- failing and stopping --- */
 
-/* End this hit with an error ("MSG near LOC"); the script then stops. */
+/*
+ * A failure ends the hit, or jumps to the enclosing try's catch: the
+ * message is kept with the hit, and only an error no catch took is
+ * reported (and counted against MAXERRORS) when the hit ends.
+ */
+/* Fail with "MSG at LOC". */
 void rt_fail(struct rt_context *c, const char *msg, const char *loc);
+/* Fail with a formatted message "TEXT at LOC" (loc may be NULL) and a hint
+ * for the user (NULL: none); guru-mode C uses it through STAP_ERROR. */
+void rt_failf(struct rt_context *c, const char *loc, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* A limit ran out: names the limit and the -D that raises it. */
 void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc);
 /* The statement budget ran out (MAXACTION, or MAXACTION_INTERRUPTIBLE in begin/end). */
@@ -89,6 +107,8 @@ void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, 
 void rt_user_error(struct rt_context *c, const char *msg);
 void rt_warn(struct rt_context *c, const char *msg);
 void rt_exit(struct rt_context *c);
+/* In a catch: the failure's message into buf, and the failure forgotten. */
+void rt_catch(struct rt_context *c, char *buf, rt_size size);
 
 /* --- output --- */
 
@@ -97,13 +117,143 @@ void rt_print_long(struct rt_context *c, rt_long v);
 void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *args, int nargs);
 void rt_sprintf(struct rt_context *c, char *buf, rt_size size, const char *fmt,
 		const struct rt_fmt_arg *args, int nargs);
-
 /* --- strings (size: the destination's size; results are always terminated) --- */
 
 void rt_strcpy(char *dst, const char *src, rt_size size);
 void rt_strcat(char *dst, const char *src, rt_size size);
+void rt_strcat_long(char *dst, rt_long v, rt_size size); /* v in decimal */
 int rt_strcmp(const char *a, const char *b);
 rt_long rt_strlen(const char *s);
+void rt_substr(char *dst, rt_size size, const char *s, rt_long start, rt_long len);
+rt_long rt_strpos(const char *s, const char *needle); /* -1: not found */
+void rt_str_replace(char *dst, rt_size size, const char *s, const char *from, const char *to);
+void rt_text_str(char *dst, rt_size size, const char *s, rt_long max, int quoted);
+void rt_toupper(char *dst, rt_size size, const char *s);
+void rt_tolower(char *dst, rt_size size, const char *s);
+rt_long rt_isdigit(const char *s);
+rt_long rt_strtol(struct rt_context *c, const char *s, rt_long base, const char *loc);
+rt_long rt_stringat(struct rt_context *c, const char *s, rt_long pos, const char *loc);
+/* tokenize(s, delim): s "" goes on with the previous string. */
+void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, const char *delim);
+
+/* --- regular expressions --- */
+
+/* s =~ re; a match is kept for matched(). */
+rt_long rt_regex_match(struct rt_context *c, const struct rt_regex *re, const char *s);
+void rt_matched(struct rt_context *c, char *buf, rt_size size, rt_long n, const char *loc);
+rt_long rt_ngroups(struct rt_context *c, const char *loc);
+
+/* --- arrays and statistics --- */
+
+enum rt_kind { RT_LONG, RT_STRING, RT_STATS };
+
+/* What a statistic keeps: the extractors and histogram the script uses. */
+#define RT_STAT_VARIANCE 1
+struct rt_stat_desc {
+	const char *name;
+	int ops;                 /* RT_STAT_* */
+	int hist;                /* 0, RT_HIST_LINEAR or RT_HIST_LOG */
+	rt_long start, stop, interval; /* linear */
+	int global;              /* the global's index, for messages */
+};
+#define RT_HIST_LINEAR 1
+#define RT_HIST_LOG 2
+
+struct rt_map_desc {
+	const char *name;
+	int nkeys;
+	unsigned char key_kinds[9];
+	unsigned char value_kind;
+	int capacity;            /* entries */
+	int declared;            /* the capacity was declared (global m[N]), not MAXMAPENTRIES */
+	int wrap;                /* declared with '%': the oldest entry makes room */
+	struct rt_stat_desc stat; /* value_kind RT_STATS */
+};
+
+/* One key (n for RT_LONG, s for RT_STRING). */
+struct rt_key {
+	rt_long n;
+	const char *s;
+};
+
+/* Which aggregate, for @count and the like, and for sorting. */
+enum rt_agg { RT_AGG_COUNT, RT_AGG_SUM, RT_AGG_MIN, RT_AGG_MAX, RT_AGG_AVG, RT_AGG_VARIANCE };
+
+struct rt_map;
+struct rt_stats;
+/* The script's arrays and scalar statistics, by number, made at load time. */
+extern struct rt_map **rt_maps;
+extern struct rt_stats **rt_stats;
+
+rt_long rt_map_get_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k);
+void rt_map_get_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k, char *buf,
+		    rt_size size);
+void rt_map_set_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k, rt_long v,
+		     const char *loc);
+void rt_map_set_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		    const char *v, const char *loc);
+/* The value slot, made if absent (for ++ and +=); NULL when the array is full. */
+rt_long *rt_map_ref_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+			 const char *loc);
+char *rt_map_ref_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		     const char *loc);
+/* [keys] in m; star: bit i set means key i is '*'. */
+rt_long rt_map_exists(struct rt_context *c, struct rt_map *m, const struct rt_key *k, int star);
+/* delete m[keys] (star as above), delete m. */
+void rt_map_delete(struct rt_context *c, struct rt_map *m, const struct rt_key *k, int star);
+void rt_map_clear(struct rt_context *c, struct rt_map *m);
+/* m[keys] <<< v */
+void rt_map_add(struct rt_context *c, struct rt_map *m, const struct rt_key *k, rt_long v,
+		const char *loc);
+/* @agg(m[keys]); an absent element has count 0 and fails the others. */
+rt_long rt_map_stat(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		    enum rt_agg agg, const char *loc);
+
+void rt_stats_add(struct rt_context *c, struct rt_stats *s, rt_long v);
+rt_long rt_stats_get(struct rt_context *c, struct rt_stats *s, enum rt_agg agg, const char *loc);
+void rt_stats_clear(struct rt_context *c, struct rt_stats *s);
+
+/* A histogram, of a scalar statistic (m NULL) or of an array element. */
+struct rt_hist_src {
+	struct rt_stats *stats;
+	struct rt_map *map;
+	const struct rt_key *keys;
+};
+void rt_hist_print(struct rt_context *c, const struct rt_hist_src *h);
+void rt_hist_sprint(struct rt_context *c, char *buf, rt_size size, const struct rt_hist_src *h);
+rt_long rt_hist_bucket(struct rt_context *c, const struct rt_hist_src *h, rt_long bucket,
+		       const char *loc);
+rt_long rt_hist_buckets(struct rt_context *c, const struct rt_hist_src *h);
+
+/*
+ * foreach. The array's entries in order, sorted on request: sort_by -1 by
+ * the value (agg for statistics), 0..8 by that key; dir 1 ascending, -1
+ * descending, 0 unsorted (the order of insertion). A slice gives keys and
+ * a star mask (bit i: key i is '*'); limit < 0 means none. The iterator
+ * lives in the frame; a sorted one holds room on this CPU until
+ * rt_iter_end (or the hit's end; functions restore c->iter_top on leaving).
+ */
+struct rt_iter {
+	struct rt_map *map;
+	void *table;             /* the table walked */
+	void *slots;             /* a sorted snapshot, or NULL */
+	long pos, count;         /* sorted: the next slot, and how many */
+	int next;                /* unsorted: the next entry */
+	void *entry;             /* the current entry */
+	rt_long left;            /* entries the limit still allows, or -1 */
+	const struct rt_key *slice;
+	int star;
+	rt_size mark;            /* c->iter_top before this loop */
+};
+void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, int sort_by,
+		   int dir, enum rt_agg agg, const struct rt_key *slice, int star, rt_long limit,
+		   const char *loc);
+int rt_iter_next(struct rt_context *c, struct rt_iter *it);
+void rt_iter_end(struct rt_context *c, struct rt_iter *it);
+rt_long rt_iter_key_long(const struct rt_iter *it, int i);
+const char *rt_iter_key_str(const struct rt_iter *it, int i);
+rt_long rt_iter_value_long(const struct rt_iter *it);
+const char *rt_iter_value_str(const struct rt_iter *it);
 
 /* --- context of the hit --- */
 
@@ -202,6 +352,12 @@ static inline rt_long rt_shl(rt_long a, rt_long b)
 static inline rt_long rt_shr(rt_long a, rt_long b)
 {
 	return b < 0 || b > 63 ? (a < 0 ? -1 : 0) : a >> b;
+}
+
+/* >>>: the bits shifted as unsigned. */
+static inline rt_long rt_ushr(rt_long a, rt_long b)
+{
+	return b < 0 || b > 63 ? 0 : (rt_long)((unsigned long long)a >> b);
 }
 
 #endif

@@ -205,6 +205,21 @@ int rt_fmt_next(const char **p, struct rt_fmt_spec *spec)
 	case 'p':
 		spec->conv = RT_FMT_POINTER;
 		break;
+	case 'b':
+		/* The width is the number of bytes: 1, 2, 4 or 8 (the default). */
+		spec->conv = RT_FMT_BINARY;
+		bad |= spec->width != RT_FMT_NONE && spec->width != 1 &&
+		       spec->width != 2 && spec->width != 4 && spec->width != 8;
+		bad |= spec->precision != RT_FMT_NONE;
+		break;
+	case 'm':
+		spec->conv = RT_FMT_MEMORY;
+		bad |= spec->precision > RT_FMT_MEMORY_MAX;
+		break;
+	case 'M':
+		spec->conv = RT_FMT_MEMORY_HEX;
+		bad |= spec->precision > RT_FMT_MEMORY_MAX;
+		break;
 	default:
 		bad = 1;
 		break;
@@ -234,6 +249,9 @@ int rt_fmt_nargs(const struct rt_fmt_spec *spec)
 	case RT_FMT_STRING:
 	case RT_FMT_CHAR:
 	case RT_FMT_POINTER:
+	case RT_FMT_BINARY:
+	case RT_FMT_MEMORY:
+	case RT_FMT_MEMORY_HEX:
 		break;
 	}
 	return 1 + (spec->width == RT_FMT_STAR) +
@@ -402,6 +420,53 @@ static void rt_fmt_string(struct rt_fmt_out *o, int flags, int width,
 	rt_fmt_padded(o, flags, width, s, len);
 }
 
+/* %b: the number's low width bytes, in memory order. */
+static void rt_fmt_binary(struct rt_fmt_out *o, int width, long long n)
+{
+	unsigned long long v = (unsigned long long)n;
+	char bytes[8];
+	int i, len = width > 0 ? width : 8;
+
+	/* Little-endian, as the value lies in memory on the supported targets. */
+	for (i = 0; i < 8; i++, v >>= 8)
+		bytes[i] = (char)(v & 0xff);
+	rt_fmt_copy(o, bytes, (unsigned long)len);
+}
+
+/* %m and %M: len bytes at addr, raw or as hex digits, in a field of width. */
+static int rt_fmt_memory(struct rt_fmt_out *o, const struct rt_fmt_mem *mem, int hex,
+			 int flags, int width, unsigned long len, unsigned long long addr)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char chunk[64];
+	char text[128];
+	unsigned long out_len = hex ? 2 * len : len, pad = 0, done, i, k;
+
+	if (!mem || !mem->read)
+		return -1;
+	if (width > 0 && (unsigned long)width > out_len)
+		pad = width - out_len;
+	if (!(flags & RT_FMT_LEFT))
+		rt_fmt_fill(o, ' ', pad);
+	for (done = 0; done < len; done += k) {
+		k = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+		if (mem->read(mem->ctx, chunk, addr + done, k))
+			return -1;
+		if (!hex) {
+			rt_fmt_copy(o, (const char *)chunk, k);
+			continue;
+		}
+		for (i = 0; i < k; i++) {
+			text[2 * i] = digits[chunk[i] >> 4];
+			text[2 * i + 1] = digits[chunk[i] & 15];
+		}
+		rt_fmt_copy(o, text, 2 * k);
+	}
+	if (flags & RT_FMT_LEFT)
+		rt_fmt_fill(o, ' ', pad);
+	return 0;
+}
+
 /* Take a '*' value: a number, clamped to what a literal could say. */
 static int rt_fmt_star(long long n)
 {
@@ -414,6 +479,13 @@ static int rt_fmt_star(long long n)
 
 long rt_fmt_format(char *buf, unsigned long size, const char *fmt,
 		   const struct rt_fmt_arg *args, int nargs)
+{
+	return rt_fmt_format_mem(buf, size, fmt, args, nargs, 0);
+}
+
+long rt_fmt_format_mem(char *buf, unsigned long size, const char *fmt,
+		       const struct rt_fmt_arg *args, int nargs,
+		       const struct rt_fmt_mem *mem)
 {
 	struct rt_fmt_out o;
 	struct rt_fmt_spec spec;
@@ -490,6 +562,18 @@ long rt_fmt_format(char *buf, unsigned long size, const char *fmt,
 			break;
 		case RT_FMT_STRING:
 			rt_fmt_string(&o, flags, width, precision, a->s);
+			break;
+		case RT_FMT_BINARY:
+			rt_fmt_binary(&o, width, n);
+			break;
+		case RT_FMT_MEMORY:
+		case RT_FMT_MEMORY_HEX:
+			if (precision > RT_FMT_MEMORY_MAX)
+				precision = RT_FMT_MEMORY_MAX;
+			if (rt_fmt_memory(&o, mem, spec.conv == RT_FMT_MEMORY_HEX, flags, width,
+					  precision < 0 ? 1 : (unsigned long)precision,
+					  (unsigned long long)n))
+				goto fail;
 			break;
 		case RT_FMT_LITERAL:
 		case RT_FMT_PERCENT:

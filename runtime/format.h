@@ -33,6 +33,9 @@ enum rt_fmt_conv {
 	RT_FMT_STRING,		/* %s */
 	RT_FMT_CHAR,		/* %c */
 	RT_FMT_POINTER,		/* %p */
+	RT_FMT_BINARY,		/* %b: the number's bytes (width 1, 2, 4 or 8) */
+	RT_FMT_MEMORY,		/* %m: precision bytes of memory at the address */
+	RT_FMT_MEMORY_HEX,	/* %M: the same, in hexadecimal */
 	RT_FMT_ERROR,		/* malformed directive */
 };
 
@@ -85,9 +88,26 @@ int rt_fmt_nargs(const struct rt_fmt_spec *spec);
  * truncating; buf may be NULL when size is 0).  Returns the length the
  * whole output would have had, like snprintf, or -1 (with buf emptied) if
  * the format is malformed or the arguments do not match it in count or
- * kind.
+ * kind.  %b writes raw bytes, NULs included: use the length returned.
  */
 long rt_fmt_format(char *buf, unsigned long size, const char *fmt,
 		   const struct rt_fmt_arg *args, int nargs);
+
+/* Largest %m or %M precision (bytes read). */
+#define RT_FMT_MEMORY_MAX 1024
+
+/*
+ * How %m and %M read memory: read(ctx, dst, addr, len) copies len bytes
+ * from addr and returns 0, or returns -1 when they cannot be read (the
+ * whole format then fails).  Without a reader, %m and %M fail.
+ */
+struct rt_fmt_mem {
+	int (*read)(void *ctx, void *dst, unsigned long long addr, unsigned long len);
+	void *ctx;
+};
+
+long rt_fmt_format_mem(char *buf, unsigned long size, const char *fmt,
+		       const struct rt_fmt_arg *args, int nargs,
+		       const struct rt_fmt_mem *mem);
 
 #endif /* RT_FORMAT_H */

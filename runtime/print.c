@@ -5,6 +5,7 @@
  * translator, which checks formats at compile time.
  */
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "format.h"
 #include "runtime.h"
@@ -27,9 +28,20 @@ void rt_print_long(struct rt_context *c, rt_long v)
 	rt_out_write(rt_cpu_of(c), buf, n);
 }
 
+/* %m and %M read kernel memory, never faulting. */
+static int rt_read_kernel(void *ctx, void *dst, unsigned long long addr, unsigned long len)
+{
+	if (!copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, len))
+		return 0;
+	rt_failf(ctx, NULL, NULL, "cannot read %lu bytes of kernel memory at 0x%llx for %%m or %%M",
+		 len, addr);
+	return -1;
+}
+
 void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *args, int nargs)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
+	struct rt_fmt_mem mem = { rt_read_kernel, c };
 	long n;
 
 	/* Format straight into the staging buffer; if it does not fit, commit
@@ -37,9 +49,9 @@ void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *a
 	for (;;) {
 		size_t room = RT_STAGING_SIZE - cpu->out_len;
 
-		n = rt_fmt_format(cpu->out + cpu->out_len, room, fmt, args, nargs);
+		n = rt_fmt_format_mem(cpu->out + cpu->out_len, room, fmt, args, nargs, &mem);
 		if (n < 0) {
-			rt_fail(c, "printf arguments do not match the format", "printf");
+			rt_fail(c, "printf arguments do not match the format", NULL);
 			return;
 		}
 		if ((size_t)n < room) {
@@ -64,29 +76,8 @@ void rt_printf(struct rt_context *c, const char *fmt, const struct rt_fmt_arg *a
 void rt_sprintf(struct rt_context *c, char *buf, rt_size size, const char *fmt,
 		const struct rt_fmt_arg *args, int nargs)
 {
-	if (rt_fmt_format(buf, size, fmt, args, nargs) < 0)
-		rt_fail(c, "sprintf arguments do not match the format", "sprintf");
-}
+	struct rt_fmt_mem mem = { rt_read_kernel, c };
 
-void rt_strcpy(char *dst, const char *src, rt_size size)
-{
-	strscpy(dst, src, size);
-}
-
-void rt_strcat(char *dst, const char *src, rt_size size)
-{
-	size_t n = strnlen(dst, size);
-
-	if (n < size)
-		strscpy(dst + n, src, size - n);
-}
-
-int rt_strcmp(const char *a, const char *b)
-{
-	return strcmp(a, b);
-}
-
-rt_long rt_strlen(const char *s)
-{
-	return strlen(s);
+	if (rt_fmt_format_mem(buf, size, fmt, args, nargs, &mem) < 0)
+		rt_fail(c, "sprintf arguments do not match the format", NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "api.h"
 #include "compat/compat.h"
+#include "rematch.h"
 
 #define RT_PREFIX "tapline: "
 
@@ -28,6 +29,10 @@ extern const struct rt_script rt_script __attribute__((weak));
 /* The session's state, as `ctl` shows it (doc/protocol.md). */
 enum rt_state { RT_LOADED, RT_RUNNING, RT_STOPPING, RT_STOPPED };
 
+/* A failure's message: what a catch receives is text, then "; " and hint. */
+#define RT_ERROR_LEN 256
+#define RT_HINT_LEN 160
+
 /* Per-CPU: the context of the hit running on this CPU, if any. */
 struct rt_cpu {
 	struct rt_context c;
@@ -37,6 +42,16 @@ struct rt_cpu {
 	char *stack;                  /* script locals (rt_script.frame_size) */
 	char *out;                    /* this hit's output, committed at its end */
 	size_t out_len;
+	char error[RT_ERROR_LEN];     /* the failure c->error points to */
+	char hint[RT_HINT_LEN];       /* how to avoid it, or "" */
+	struct rt_stat *stat_scratch; /* a statistic merged from every CPU's copy */
+	void *iter_slots;             /* sorted foreach snapshots (maps.c) */
+	void *re_scratch;             /* the regex matcher's threads */
+	int re_caps[RT_RE_SLOTS];     /* the last match, for matched() */
+	int re_ngroups, re_matched;
+	char *re_subject;             /* the string it matched */
+	char *tok_str;                /* what tokenize() goes on with */
+	size_t tok_pos;
 };
 
 struct rt_session {
@@ -54,6 +69,9 @@ extern struct rt_session rt_sess;
 
 /* session.c */
 void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs);
+/* This CPU's sorted-foreach room, in slots, and the slots themselves. */
+rt_size rt_cpu_iter_room(struct rt_context *c);
+void *rt_cpu_iter_slots(struct rt_context *c);
 void rt_request_stop(int exit_status);
 /* Record an "error" or "warning" line for `ctl`. Safe in any context. */
 void rt_message(const char *kind, const char *fmt, ...) __printf(2, 3);
@@ -83,6 +101,17 @@ void rt_out_commit(struct rt_cpu *cpu);
 void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */
 void rt_transport_show(struct seq_file *m);
+
+/* maps.c */
+struct rt_stat;
+struct rt_map *rt_map_new(const struct rt_map_desc *d);
+void rt_map_free(struct rt_map *m);
+const struct rt_stat_desc *rt_map_stat_desc(const struct rt_map *m);
+/* An element of a statistics array merged from every CPU's copy into this
+ * CPU's scratch statistic (all zero when absent). */
+struct rt_stat *rt_map_merged_stat(struct rt_context *c, struct rt_map *m,
+				   const struct rt_key *k, const struct rt_stat_desc **d,
+				   const char *loc);
 
 /* locks.c */
 int rt_locks_init(int nglobals);

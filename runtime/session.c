@@ -7,6 +7,10 @@
  * begin and end, which run alone), the script's
  * globals locked, a statement budget, and errors that stop the script
  * instead of the kernel.
+ *
+ * A failure in a hit is kept with the hit (a try's catch may take it);
+ * one that no catch took is reported when the hit ends and counted, and
+ * the script stops once more than MAXERRORS were.
  */
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -15,11 +19,15 @@
 #include <linux/vmalloc.h>
 
 #include "runtime.h"
+#include "stats.h"
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Tapline script module");
 
 struct rt_session rt_sess;
+struct rt_map **rt_maps;
+struct rt_stats **rt_stats;
+static atomic_t rt_errors;
 
 /*
  * Error and warning lines for `ctl`. A probe can fire anywhere, even while
@@ -130,6 +138,8 @@ static void rt_count_skip(void)
 	}
 }
 
+static void rt_report_error(struct rt_cpu *cpu);
+
 void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
 {
 	/* begin and end run in process context while no other probe is
@@ -163,12 +173,15 @@ void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
 	cpu->c.depth = 0;
 	cpu->c.maxnesting = (int)rt_script.maxnesting;
 	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
+	cpu->c.iter_top = 0;
 	if (rt_lock_globals(p)) {
 		p->handler(&cpu->c);
 		rt_unlock_globals(p);
 	} else {
 		rt_count_skip();
 	}
+	if (cpu->c.error)
+		rt_report_error(cpu);
 	/* Still busy while committing: a hit in an interrupt must not write
 	 * this CPU's buffer at the same time. */
 	rt_out_commit(cpu);
@@ -183,29 +196,52 @@ out:
 		preempt_enable();
 }
 
+/* An uncaught failure: reported, and counted against MAXERRORS. */
+static void rt_report_error(struct rt_cpu *cpu)
+{
+	int n = atomic_inc_return(&rt_errors);
+
+	rt_message("error", "%s (probe %s)%s%s", cpu->error, cpu->probe ? cpu->probe->pp : "?",
+		   cpu->hint[0] ? "; " : "", cpu->hint);
+	if (n > rt_script.maxerrors)
+		rt_request_stop(1);
+	else
+		rt_sess.exit_status = 1;
+	if (n == rt_script.maxerrors + 1 && rt_script.maxerrors > 0)
+		rt_message("error", "%d errors, more than MAXERRORS = %lld: stopping; raise the limit with -D MAXERRORS=N",
+			   n, rt_script.maxerrors);
+}
+
 /* --- the API for generated code: failing and stopping --- */
 
-void rt_fail(struct rt_context *c, const char *msg, const char *loc)
+void rt_failf(struct rt_context *c, const char *loc, const char *hint, const char *fmt, ...)
 {
 	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+	va_list ap;
+	int n;
 
 	if (c->error)
 		return;
-	c->error = msg;
-	rt_message("error", "%s at %s (probe %s)", msg, loc, cpu->probe ? cpu->probe->pp : "?");
-	rt_request_stop(1);
+	va_start(ap, fmt);
+	n = vscnprintf(cpu->error, sizeof(cpu->error), fmt, ap);
+	va_end(ap);
+	if (loc)
+		scnprintf(cpu->error + n, sizeof(cpu->error) - n, " at %s", loc);
+	strscpy(cpu->hint, hint ? hint : "", sizeof(cpu->hint));
+	c->error = cpu->error;
+}
+
+void rt_fail(struct rt_context *c, const char *msg, const char *loc)
+{
+	rt_failf(c, loc, NULL, "%s", msg);
 }
 
 void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc)
 {
-	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
+	char hint[64];
 
-	if (c->error)
-		return;
-	c->error = limit;
-	rt_message("error", "%s (%lld) exceeded at %s (probe %s); raise the limit with -D %s=N",
-		   limit, value, loc, cpu->probe ? cpu->probe->pp : "?", limit);
-	rt_request_stop(1);
+	scnprintf(hint, sizeof(hint), "raise the limit with -D %s=N", limit);
+	rt_failf(c, loc, hint, "%s (%lld) exceeded", limit, value);
 }
 
 void rt_fail_actions(struct rt_context *c, const char *loc)
@@ -220,30 +256,47 @@ void rt_fail_actions(struct rt_context *c, const char *loc)
 
 void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc)
 {
-	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
-
 	if (c->depth >= c->maxnesting || size > (rt_size)(c->sp_end - c->sp)) {
 		rt_fail_limit(c, "MAXNESTING", c->maxnesting, loc);
 		return;
 	}
-	if (c->error)
-		return;
-	c->error = "kernel stack";
-	rt_message("error",
-		   "script functions nest too deeply for the kernel stack (%lu bytes used, more than %d) at %s (probe %s)",
-		   c->stack_base - frame, RT_STACK_BUDGET, loc, cpu->probe ? cpu->probe->pp : "?");
-	rt_request_stop(1);
+	rt_failf(c, loc, NULL,
+		 "script functions nest too deeply for the kernel stack (%lu bytes used, more than %d)",
+		 c->stack_base - frame, RT_STACK_BUDGET);
 }
 
 void rt_user_error(struct rt_context *c, const char *msg)
 {
+	rt_failf(c, NULL, NULL, "%s", msg);
+}
+
+void rt_catch(struct rt_context *c, char *buf, rt_size size)
+{
 	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
 
-	if (c->error)
-		return;
-	c->error = "error()";
-	rt_message("error", "%s (probe %s)", msg, cpu->probe ? cpu->probe->pp : "?");
-	rt_request_stop(1);
+	if (buf && size) {
+		strscpy(buf, cpu->error, size);
+		if (cpu->hint[0]) {
+			rt_strcat(buf, "; ", size);
+			rt_strcat(buf, cpu->hint, size);
+		}
+	}
+	c->error = NULL;
+}
+
+rt_size rt_cpu_iter_room(struct rt_context *c)
+{
+	return rt_script.iter_slots;
+}
+
+void *rt_cpu_iter_slots(struct rt_context *c)
+{
+	return container_of(c, struct rt_cpu, c)->iter_slots;
+}
+
+struct rt_stat *rt_stat_scratch(struct rt_context *c)
+{
+	return container_of(c, struct rt_cpu, c)->stat_scratch;
 }
 
 void rt_warn(struct rt_context *c, const char *msg)
@@ -269,13 +322,33 @@ static void rt_free_cpus(void)
 
 		vfree(cpu->stack);
 		vfree(cpu->out);
+		kfree(cpu->stat_scratch);
+		vfree(cpu->iter_slots);
+		vfree(cpu->re_scratch);
+		kfree(cpu->re_subject);
+		kfree(cpu->tok_str);
 	}
 	free_percpu(rt_sess.cpus);
 	rt_sess.cpus = NULL;
 }
 
+/* The largest statistic of the script, for merging CPUs' copies into. */
+static size_t rt_stat_scratch_bytes(void)
+{
+	size_t n = sizeof(struct rt_stat);
+	int i;
+
+	for (i = 0; i < rt_script.nstats; i++)
+		n = max(n, rt_stat_size(&rt_script.stats[i]));
+	for (i = 0; i < rt_script.nmaps; i++)
+		if (rt_script.maps[i].value_kind == RT_STATS)
+			n = max(n, rt_stat_size(&rt_script.maps[i].stat));
+	return n;
+}
+
 static int rt_alloc_cpus(void)
 {
+	size_t scratch = rt_stat_scratch_bytes();
 	int i;
 
 	rt_sess.cpus = alloc_percpu(struct rt_cpu);
@@ -286,7 +359,62 @@ static int rt_alloc_cpus(void)
 
 		cpu->stack = vzalloc(rt_script.frame_size ? rt_script.frame_size : 16);
 		cpu->out = vmalloc(RT_STAGING_SIZE);
-		if (!cpu->stack || !cpu->out)
+		cpu->stat_scratch = kzalloc(scratch, GFP_KERNEL);
+		cpu->re_subject = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
+		cpu->tok_str = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
+		if (!cpu->stack || !cpu->out || !cpu->stat_scratch || !cpu->re_subject ||
+		    !cpu->tok_str)
+			return -ENOMEM;
+		if (rt_script.iter_slots) {
+			cpu->iter_slots = vmalloc(array_size(rt_script.iter_slots, 2 * sizeof(u64)));
+			if (!cpu->iter_slots)
+				return -ENOMEM;
+		}
+		if (rt_script.regex_prog) {
+			cpu->re_scratch = vmalloc(RT_RE_SCRATCH(rt_script.regex_prog));
+			if (!cpu->re_scratch)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void rt_free_data(void)
+{
+	int i;
+
+	if (rt_maps)
+		for (i = 0; i < rt_script.nmaps; i++)
+			rt_map_free(rt_maps[i]);
+	if (rt_stats)
+		for (i = 0; i < rt_script.nstats; i++)
+			rt_stats_free(rt_stats[i]);
+	kfree(rt_maps);
+	kfree(rt_stats);
+	rt_maps = NULL;
+	rt_stats = NULL;
+}
+
+/* Every array and statistic, whole, before any probe can fire. */
+static int rt_alloc_data(void)
+{
+	int i;
+
+	rt_maps = kcalloc(max(rt_script.nmaps, 1), sizeof(*rt_maps), GFP_KERNEL);
+	rt_stats = kcalloc(max(rt_script.nstats, 1), sizeof(*rt_stats), GFP_KERNEL);
+	if (!rt_maps || !rt_stats)
+		return -ENOMEM;
+	for (i = 0; i < rt_script.nmaps; i++) {
+		rt_maps[i] = rt_map_new(&rt_script.maps[i]);
+		if (!rt_maps[i]) {
+			pr_err(RT_PREFIX "no memory for array '%s' (%d entries)\n",
+			       rt_script.maps[i].name, rt_script.maps[i].capacity);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < rt_script.nstats; i++) {
+		rt_stats[i] = rt_stats_new(&rt_script.stats[i]);
+		if (!rt_stats[i])
 			return -ENOMEM;
 	}
 	return 0;
@@ -351,11 +479,14 @@ static int __init rt_init(void)
 	atomic_set(&rt_sess.state, RT_LOADED);
 	rc = rt_alloc_cpus();
 	if (!rc)
+		rc = rt_alloc_data();
+	if (!rc)
 		rc = rt_locks_init(rt_script.nglobals);
 	if (!rc)
 		rc = rt_transport_init(THIS_MODULE->name);
 	if (rc) {
 		rt_locks_exit();
+		rt_free_data();
 		rt_free_cpus();
 	}
 	return rc;
@@ -367,6 +498,7 @@ static void __exit rt_cleanup(void)
 	rt_ctl_stop();
 	rt_transport_exit();
 	rt_locks_exit();
+	rt_free_data();
 	rt_free_cpus();
 }
 

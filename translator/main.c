@@ -60,6 +60,28 @@ static void locate_files(struct session *s)
 static int pass1_parse(struct session *s)
 {
 	struct program *prog = &s->prog;
+	struct pp_env *env = &prog->env;
+	env->release = s->release;
+	env->arch = "x86_64";
+	char *config = xasprintf("/boot/config-%s", s->release ? s->release : "");
+	if (!s->release || !file_exists(config)) {
+		free(config);
+		config = s->release ? xasprintf("/lib/modules/%s/build/.config", s->release) : NULL;
+	}
+	env->config_path = config;
+	env->guru = s->guru;
+	env->argv = s->script_args;
+	env->argc = s->nscript_args;
+	/* Public macros come first, so the script may use them. */
+	prog->ntapset_files = tapset_load_dir(s->tapset_dir, env, &prog->decls);
+	if (prog->ntapset_files < 0)
+		fatal("no tapset directory %s", s->tapset_dir);
+	for (size_t i = 0; i < s->include_dirs.n; i++) {
+		int n = tapset_load_dir(s->include_dirs.v[i], env, &prog->decls);
+		if (n < 0)
+			fatal("-I %s: not a directory", (char *)s->include_dirs.v[i]);
+		prog->ntapset_files += n;
+	}
 	int file;
 	if (s->script_text) {
 		file = src_add("<input>", xstrdup(s->script_text), strlen(s->script_text), false);
@@ -69,17 +91,7 @@ static int pass1_parse(struct session *s)
 			fatal("cannot read %s: %m", s->script_file);
 	}
 	prog->user_file = file;
-	int errors = parse_file(file, &prog->decls);
-	prog->ntapset_files = tapset_load_dir(s->tapset_dir, &prog->decls);
-	if (prog->ntapset_files < 0)
-		fatal("no tapset directory %s", s->tapset_dir);
-	for (size_t i = 0; i < s->include_dirs.n; i++) {
-		int n = tapset_load_dir(s->include_dirs.v[i], &prog->decls);
-		if (n < 0)
-			fatal("-I %s: not a directory", (char *)s->include_dirs.v[i]);
-		prog->ntapset_files += n;
-	}
-	return errors;
+	return parse_file(file, env, &prog->decls);
 }
 
 static void print_user_decls(const struct session *s)
@@ -110,7 +122,7 @@ static void choose_release(struct session *s)
 	free(vmlinuz);
 	free(build);
 	char *installed = vm_default_release();
-	if (!have && installed)
+	if (!have && installed && s->last_pass > 1)
 		fprintf(stderr,
 			"stap: note: the running kernel %s is not installed here; for the installed "
 			"kernel %s, use -r %s or --vm\n",
@@ -128,6 +140,8 @@ int main(int argc, char **argv)
 	if (!run_possible(s))
 		return 1;
 
+	/* The preprocessor already asks about the target kernel. */
+	choose_release(s);
 	struct pass_clock pc = pass_begin(s);
 	pass1_parse(s);
 	util_check_signal();
@@ -143,7 +157,6 @@ int main(int argc, char **argv)
 	}
 
 	pc = pass_begin(s);
-	choose_release(s);
 	s->kernel = kernel_open(s->release, s->verbose > 0);
 	if (!s->kernel)
 		return 1;

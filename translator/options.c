@@ -25,10 +25,11 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: stap [options] SCRIPT.stp\n"
-		"       stap [options] -e 'SCRIPT'\n"
+		"Usage: stap [options] SCRIPT.stp [ARG ...]\n"
+		"       stap [options] -e 'SCRIPT' [ARG ...]\n"
 		"\n"
-		"Translate a probe script into a kernel module and run it.\n"
+		"Translate a probe script into a kernel module and run it. The ARGs are the\n"
+		"script's arguments: $1 (as written) and @1 (as a string), $# their count.\n"
 		"\n"
 		"  -e SCRIPT     the script itself instead of a file\n"
 		"  -p N          stop after pass N and print its result:\n"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
 		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
 		"  -I DIR        also read tapsets from DIR\n"
 		"  -w            no warnings\n"
-		"  -g            guru mode: also probe functions the runtime itself calls\n"
+		"  -g            guru mode: embedded C (%%{ ... %%}), and probes on functions the\n"
+		"                runtime itself calls\n"
+		"  -G NAME=VALUE initial value of the global NAME\n"
 		"  --vm          run pass 5 in a throwaway qemu guest booting the target kernel\n"
 		"  --vm-timeout=S  stop the guest after S seconds (default: no limit)\n"
 		"  -h, --help    this text\n"
@@ -112,7 +115,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wghV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wgG:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			s->script_text = optarg;
@@ -170,6 +173,11 @@ void options_parse(struct session *s, int argc, char **argv)
 		case 'g':
 			s->guru = true;
 			break;
+		case 'G':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				fatal("-G wants NAME=VALUE, e.g. -G limit=10 (got '%s')", optarg);
+			pv_push(&s->global_inits, optarg);
+			break;
 		case OPT_VM:
 			s->vm = true;
 			break;
@@ -187,19 +195,16 @@ void options_parse(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
-	if (s->script_text) {
-		if (optind < argc)
-			fatal("unexpected argument '%s' (script arguments are not supported yet)",
-			      argv[optind]);
-	} else if (optind < argc) {
+	if (!s->script_text) {
+		if (optind >= argc) {
+			usage(stderr);
+			exit(1);
+		}
 		s->script_file = argv[optind++];
-		if (optind < argc)
-			fatal("unexpected argument '%s' (script arguments are not supported yet)",
-			      argv[optind]);
-	} else {
-		usage(stderr);
-		exit(1);
 	}
+	/* The rest are the script's arguments: $1, @1, ... */
+	s->script_args = argv + optind;
+	s->nscript_args = argc - optind;
 	if (s->target_cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
 	if (s->limits[LIMIT_MAXSTRINGLEN] < 16 || s->limits[LIMIT_MAXSTRINGLEN] > 65536)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "front/ast.h"
+#include "front/preproc.h"
 #include "util.h"
 
 /* Runtime limits, settable with -D NAME=VALUE (names as in SystemTap). */
@@ -20,6 +21,8 @@
 	X(MAXSTRINGLEN, 512, "bytes in a string, including its terminating NUL")             \
 	X(MAXTRYLOCK, 1000, "attempts to take a global's lock before a hit is skipped")      \
 	X(MAXSKIPPED, 100, "skipped probe hits before the script is stopped")                \
+	X(MAXMAPENTRIES, 2048, "entries in an array not declared with a size")                \
+	X(MAXERRORS, 0, "run-time errors the script survives (the next one stops it)")       \
 	X(MAXACTIVE, 0, "concurrent calls a return probe tracks (0: chosen by CPU count)")   \
 	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")
 
@@ -32,12 +35,19 @@ enum limit_id {
 
 enum probe_kind { PK_BEGIN, PK_END, PK_TIMER, PK_KPROBE, PK_KRETPROBE };
 
-/* One probe body; several probe points may share it. */
+/*
+ * One probe body; several probe points may share it. Through aliases, the
+ * body is the probe's own within the aliases' prologues and epilogues, a
+ * copy per chain of aliases; private names resolve in the file each node
+ * comes from.
+ */
 struct handler {
 	int index;
-	struct node *decl;       /* the N_PROBE */
+	struct node *decl;       /* the N_PROBE (or the tapset's) it comes from */
+	struct node *body;       /* what runs */
+	struct ptrvec aliases;   /* the chain of N_ALIAS it was derived through, outermost first */
 	struct ptrvec vars;      /* its locals (struct symbol *) */
-	struct ptrvec globals_rd, globals_wr; /* including those of called functions */
+	struct ptrvec globals_rd, globals_wr; /* shared and exclusive locks, called functions' too */
 	struct ptrvec calls;     /* functions it calls directly (struct symbol *) */
 	bool uses_return;        /* reads $return */
 };
@@ -46,7 +56,7 @@ struct handler {
 struct probe {
 	enum probe_kind kind;
 	struct node *pp;         /* the N_PROBE_POINT */
-	char *pp_text;           /* as written, for messages */
+	char *pp_text;           /* the concrete point, for pp() and messages */
 	struct handler *handler;
 	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
 	long long period_ns;     /* PK_TIMER */
@@ -56,14 +66,20 @@ struct probe {
 };
 
 struct program {
+	struct pp_env env;       /* pass 1: what the preprocessor knows */
 	struct ptrvec decls;     /* pass 1: every declaration of every file */
 	int user_file;           /* source index of the user's script */
 	int ntapset_files;
 	/* pass 2 */
+	struct ptrvec all_globals;   /* every declared global (struct symbol *) */
+	struct ptrvec all_functions; /* every declared function (struct symbol *) */
 	struct ptrvec globals;   /* used globals (struct symbol *) */
 	struct ptrvec functions; /* reachable functions (struct symbol *) */
 	struct ptrvec handlers;  /* struct handler * */
 	struct ptrvec probes;    /* struct probe * */
+	struct ptrvec regexes;   /* compiled regular expressions (struct regex *, sema/regcomp.h) */
+	struct ptrvec embedded;  /* top-level embedded C, in order (struct node *) */
+	bool uses_embedded_c;    /* guru-mode C anywhere: built with the full kbuild */
 };
 
 struct kernel;
@@ -72,6 +88,8 @@ struct session {
 	/* options */
 	const char *script_file;  /* NULL with -e */
 	const char *script_text;  /* -e */
+	char **script_args;       /* the arguments after the script: $1, @1, ... */
+	int nscript_args;
 	int last_pass;            /* -p; 5 by default */
 	int verbose;
 	bool keep_temps;
@@ -84,6 +102,7 @@ struct session {
 	int vm_timeout;
 	bool no_warnings;
 	bool guru;                /* -g: guru mode */
+	struct ptrvec global_inits; /* -G NAME=VALUE (char *) */
 	long long limits[NLIMITS];
 	bool limit_set[NLIMITS];
 	struct ptrvec include_dirs; /* -I */

@@ -974,8 +974,9 @@ static void test_malformed(void)
 		{ "%f", 0, 2 },
 		{ "%e", 0, 2 },
 		{ "%n", 0, 2 },
-		{ "%b", 0, 2 },
-		{ "%m", 0, 2 },
+		{ "%3b", 0, 3 },
+		{ "%.2b", 0, 4 },
+		{ "%.1025m", 0, 7 },
 		{ "%D", 0, 2 },
 		{ "%5-d", 0, 3 },
 		{ "%\n", 0, 2 },
@@ -1085,6 +1086,53 @@ static void test_next(void)
 	}
 }
 
+/* %m and %M read memory through the caller's reader; here, a test buffer. */
+static const char test_memory[] = "Tapline\x01\xff";
+
+static int read_test_memory(void *ctx, void *dst, unsigned long long addr, unsigned long len)
+{
+	(void)ctx;
+	if (addr < 0x1000 || addr - 0x1000 + len > sizeof(test_memory))
+		return -1;
+	memcpy(dst, test_memory + (addr - 0x1000), len);
+	return 0;
+}
+
+static void expect_mem(const char *what, const char *fmt, long long addr, const char *want,
+		       long want_len)
+{
+	struct rt_fmt_mem mem = { read_test_memory, NULL };
+	struct rt_fmt_arg a = num(addr);
+	char out[64];
+	long n = rt_fmt_format_mem(out, sizeof(out), fmt, &a, 1, &mem);
+	int ok = n == want_len && (want_len < 0 || memcmp(out, want, (size_t)want_len) == 0);
+
+	if (!tap_check(ok, "%s", what))
+		printf("#   returned %ld\n", n);
+}
+
+static void test_binary_and_memory(void)
+{
+	struct rt_fmt_arg a = num(0x0102030405060708LL);
+
+	expect_len("%b writes the 8 bytes of the number, least significant first", "%b", &a, 1,
+		   "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
+	expect_len("%1b writes one byte", "%1b", &a, 1, "\x08", 1);
+	expect_len("%2b writes two bytes", "<%2b>", &a, 1, "<\x08\x07>", 4);
+	expect_len("%4b writes four bytes", "%4b", &a, 1, "\x08\x07\x06\x05", 4);
+	a = num(0);
+	expect_len("%b of 0 writes NUL bytes", "%2b", &a, 1, "\0\0", 2);
+
+	expect_mem("%m reads one byte by default", "%m", 0x1000, "T", 1);
+	expect_mem("%.7m reads seven bytes", "[%.7m]", 0x1000, "[Tapline]", 9);
+	expect_mem("%.2M shows bytes in hex", "%.2M", 0x1007, "01ff", 4);
+	expect_mem("%6.2M pads on the left", "%6.2M", 0x1007, "  01ff", 6);
+	expect_mem("%-6.2M pads on the right", "%-6.2M|", 0x1007, "01ff  |", 7);
+	expect_mem("%m of an unreadable address fails the format", "%.4m", 0x10, NULL, -1);
+	expect_mem("%m past the readable bytes fails", "%.20m", 0x1000, NULL, -1);
+	expect("%m without a memory reader fails", "%m", &a, 1, NULL);
+}
+
 int main(void)
 {
 	test_integers_vs_libc();
@@ -1100,6 +1148,7 @@ int main(void)
 	test_truncation();
 	test_bad_args();
 	test_malformed();
+	test_binary_and_memory();
 	test_next();
 
 	return tap_done();

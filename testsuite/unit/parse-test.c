@@ -34,9 +34,13 @@
 #include "front/front.h"
 #include "front/source.h"
 #include "tap.h"
-#include "tap.h"
 #include "util.h"
 
+
+/* What the preprocessor sees: a made-up kernel and two script arguments. */
+static char *test_args[] = { "42", "two words" };
+static struct pp_env test_env = { .release = "6.1.0-99-test", .arch = "x86_64",
+				  .argv = test_args, .argc = 2 };
 
 /* "#   label: text", one line of text per "#" line. */
 static void detail(const char *label, const char *text)
@@ -128,8 +132,11 @@ static void dump(struct strbuf *b, const struct node *n, bool locs)
 		dump_loc(b, n, locs);
 		return;
 	case N_TARGET:
-		sb_printf(b, "$%s", n->name);
+		sb_printf(b, "%s$%s", n->addr_of ? "&" : "", n->name);
 		dump_loc(b, n, locs);
+		dump_list(b, n->list, locs);
+		if (n->pretty)
+			sb_printf(b, " pretty%d", n->pretty);
 		return;
 	case N_UNARY: {
 		long long v;
@@ -247,6 +254,10 @@ static void dump(struct strbuf *b, const struct node *n, bool locs)
 		dump_list(b, n->list, locs);
 		if (n->optional)
 			sb_puts(b, " ?");
+		if (n->sufficient)
+			sb_puts(b, " !");
+		if (n->cond)
+			dump_opt(b, n->cond, locs);
 		sb_putc(b, ')');
 		return;
 	case N_PP_COMP:
@@ -260,14 +271,18 @@ static void dump(struct strbuf *b, const struct node *n, bool locs)
 		}
 		return;
 	case N_GLOBAL:
-		sb_printf(b, "(global %s", n->name);
+		sb_printf(b, "(global %s%s%s%s", n->is_private ? "private " : "", n->name,
+			  n->wrap ? "%" : "", n->is_array ? "[]" : "");
+		if (n->num)
+			sb_printf(b, " size %lld", n->num);
 		dump_loc(b, n, locs);
 		if (n->lhs)
 			dump_opt(b, n->lhs, locs);
 		sb_putc(b, ')');
 		return;
 	case N_FUNCTION:
-		sb_printf(b, "(function %s:%s", n->name, ast_type_name(n->decl_type));
+		sb_printf(b, "(function %s%s:%s", n->is_private ? "private " : "", n->name,
+			  ast_type_name(n->decl_type));
 		dump_loc(b, n, locs);
 		sb_puts(b, " (");
 		dump_list(b, n->list, locs);
@@ -278,6 +293,117 @@ static void dump(struct strbuf *b, const struct node *n, bool locs)
 	case N_PARAM:
 		sb_printf(b, "%s:%s", n->name, ast_type_name(n->decl_type));
 		dump_loc(b, n, locs);
+		return;
+	case N_ALIAS:
+		sb_printf(b, "(alias%s", n->body ? (n->els ? " =," : " =") : " +=");
+		dump_loc(b, n, locs);
+		dump_opt(b, n->then, locs);
+		dump_list(b, n->list, locs);
+		if (n->body)
+			dump_opt(b, n->body, locs);
+		if (n->els)
+			dump_opt(b, n->els, locs);
+		sb_putc(b, ')');
+		return;
+	case N_EMBEDDED:
+		sb_puts(b, "(embedded ");
+		ast_quote_string(b, n->str, strlen(n->str));
+		dump_loc(b, n, locs);
+		sb_putc(b, ')');
+		return;
+	case N_FOREACH:
+		sb_puts(b, "(foreach");
+		dump_loc(b, n, locs);
+		if (n->then)
+			sb_printf(b, " %s%+d=", n->then->name, n->then->sort);
+		for (const struct node *k = n->list; k; k = k->next)
+			sb_printf(b, " %s%+d", k->name, k->sort);
+		sb_puts(b, " in");
+		dump_opt(b, n->lhs, locs);
+		sb_printf(b, " %s%+d", ast_agg_name(n->agg), n->sort);
+		if (n->step)
+			dump_opt(b, n->step, locs);
+		dump_opt(b, n->body, locs);
+		sb_putc(b, ')');
+		return;
+	case N_DELETE:
+		sb_puts(b, "(delete");
+		dump_loc(b, n, locs);
+		dump_opt(b, n->lhs, locs);
+		sb_putc(b, ')');
+		return;
+	case N_TRY:
+		sb_puts(b, "(try");
+		dump_loc(b, n, locs);
+		dump_opt(b, n->body, locs);
+		if (n->then)
+			sb_printf(b, " catch:%s", n->then->name);
+		dump_opt(b, n->els, locs);
+		sb_putc(b, ')');
+		return;
+	case N_INDEX:
+		sb_puts(b, "(index ");
+		if (n->lhs)
+			dump(b, n->lhs, locs);
+		else
+			sb_puts(b, n->name);
+		dump_loc(b, n, locs);
+		dump_list(b, n->list, locs);
+		sb_putc(b, ')');
+		return;
+	case N_IN:
+		sb_printf(b, "(in %s", n->name);
+		dump_loc(b, n, locs);
+		dump_list(b, n->list, locs);
+		sb_putc(b, ')');
+		return;
+	case N_STAR:
+		sb_putc(b, '*');
+		dump_loc(b, n, locs);
+		return;
+	case N_STAT:
+	case N_HIST:
+		sb_printf(b, "(%s", ast_agg_name(n->agg));
+		dump_loc(b, n, locs);
+		dump_opt(b, n->lhs, locs);
+		if (n->rhs)
+			dump_opt(b, n->rhs, locs);
+		dump_list(b, n->list, locs);
+		sb_putc(b, ')');
+		return;
+	case N_MEMBER:
+		if (n->name)
+			sb_printf(b, "->%s", n->name);
+		else
+			dump(b, n->lhs, locs);
+		dump_loc(b, n, locs);
+		return;
+	case N_CAST:
+	case N_ATVAR:
+		sb_printf(b, "(%s%s", n->addr_of ? "&" : "", ast_kind_name(n->kind));
+		dump_loc(b, n, locs);
+		if (n->lhs)
+			dump_opt(b, n->lhs, locs);
+		sb_putc(b, ' ');
+		ast_quote_string(b, n->str, strlen(n->str));
+		if (n->rhs)
+			dump_opt(b, n->rhs, locs);
+		dump_list(b, n->list, locs);
+		sb_printf(b, " pretty%d)", n->pretty);
+		return;
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+		sb_printf(b, "(%s", ast_kind_name(n->kind));
+		dump_loc(b, n, locs);
+		dump_opt(b, n->lhs, locs);
+		sb_putc(b, ')');
+		return;
+	case N_CONST:
+		sb_puts(b, "(@const ");
+		ast_quote_string(b, n->str, strlen(n->str));
+		dump_loc(b, n, locs);
+		sb_putc(b, ')');
 		return;
 	case N_NKINDS:
 		break;
@@ -317,7 +443,7 @@ static void parse_child(const char *name, const char *src)
 	struct ptrvec decls = { 0 };
 	struct strbuf tree, ltree;
 	int file = src_add(name, xstrdup(src), strlen(src), false);
-	int errors = parse_file(file, &decls);
+	int errors = parse_file(file, &test_env, &decls);
 
 	sb_init(&tree);
 	sb_init(&ltree);
@@ -410,7 +536,7 @@ static struct node *parse_here(const char *src)
 {
 	size_t first = here_decls.n;
 	int file = src_add("here.stp", xstrdup(src), strlen(src), false);
-	int errors = parse_file(file, &here_decls);
+	int errors = parse_file(file, &test_env, &here_decls);
 
 	if (errors || here_decls.n == first) {
 		tap_check(false, "parse without errors: %s", src);
@@ -525,6 +651,31 @@ static const char *const round_trip_inputs[] = {
 	"probe begin { printf(\"%d %s\\n\", $return, execname()) }",
 	"probe begin { { { x = 1 } } ; ; }",
 	"probe begin { x = f(a, b + c, g(), \"s\" . t) }",
+	/* Arrays, statistics, foreach, delete, try. */
+	"global m[100], w%[10], v%, p[]\nprivate q = 3, r\nprobe begin { m[1, \"a\"] = 2 }",
+	"private global z\nprivate function f:string() { return \"\" }\nprobe begin { }",
+	"probe begin { x = [a, b] in m; y = k in m && [1] in m; z = !(k in m) }",
+	"probe begin { x = (k in m) == 0; y = (a & b) in m; delete m; delete m[1, *]; delete s }",
+	"probe begin { s <<< 1; m[k] <<< v + 1; x = @count(s) + @sum(m[k]) * @avg(s) }",
+	"probe begin { x = @min(s) - @max(s); y = @variance(s, 2); print(@hist_log(s)) }",
+	"probe begin { print(@hist_linear(m[1], 0, 100, 10)); x = @hist_log(s)[3] }",
+	"probe begin { foreach (k in m) print(k) foreach (k- in m limit 5) { } }",
+	"probe begin { foreach ([a, b+] in m) { } foreach (v = [a, b] in m-) { } }",
+	"probe begin { foreach (v- = k in m) { } foreach ([a] in m[*, \"x\"] @sum+ limit n + 1) { } }",
+	"probe begin { foreach (b in @hist_log(s)) { break } foreach (k in m @count-) continue }",
+	"probe begin { try { x = 1 / 0 } catch (msg) { println(msg) } try { } catch { } }",
+	/* Target variables, casts and the other '@' operators. */
+	"probe begin { x = $p->a->b[2]; y = $p$; z = $p->c$$; w = &$v->f; u = $$vars }",
+	"probe begin { x = @cast(p, \"task_struct\", \"kernel\")->pid; y = &@var(\"jiffies@kernel/time.c\") }",
+	"probe begin { x = @entry($a); y = @defined($b) ? 1 : 0; z = @const(\"HZ\") }",
+	"probe begin { x = a >>> 2; y = s =~ \"^a\" || t !~ \"b\" }",
+	/* Aliases, probe point flags and conditions, embedded C. */
+	"probe foo.bar = kernel.function(\"vfs_read\") { x = 1 }\nprobe foo.bar { }",
+	"probe foo.baz += kernel.function(\"vfs_read\")!, begin? { y = 1 }",
+	"probe a.b = begin { x = 1 }, { y = 2 }\nprobe syscall.*, sys*.open*at { }",
+	"probe timer.ms(10) if (enabled) { }\nglobal enabled",
+	"%{ #include <linux/sched.h> %}\nfunction f:long() %{ STAP_RETVALUE = 1; %}\nprobe begin { x = %{ 2 %} }",
+	"probe begin { x = \"con\" \"cat\" \"enated\" }",
 };
 
 /* --- precedence and associativity --------------------------------------- */
@@ -636,6 +787,22 @@ static void test_precedence(void)
 	check_grouping("a =~ b == c", "(a =~ b) == c", "a =~ (b == c)");
 	check_grouping("a . b !~ c", "(a . b) !~ c", "a . (b !~ c)");
 	check_grouping("a && b =~ c", "a && (b =~ c)", "(a && b) =~ c");
+	/* 'in' binds between '&' and the comparisons, as in SystemTap. */
+	check_grouping("a == b in m", "(a == b) in m", NULL);
+	check_grouping("a & b in m", "a & (b in m)", NULL);
+	check_grouping("a in m && b", "(a in m) && b", NULL);
+	check_grouping("!a in m", "(!a) in m", NULL);
+	check_expr_tree("[a, b] in m", "(in m a b)");
+	check_expr_tree("a + 1 in m", "(in m (+ a 1))");
+	/* '<<<' is an assignment: right-associative and loosest. */
+	check_expr_tree("s <<< a + b", "(<<<= s (+ a b))");
+	check_expr_tree("m[k, 2] <<< 1", "(<<<= (index m k 2) 1)");
+	check_expr_tree("@count(m[k]) + 1", "(+ (@count (index m k)) 1)");
+	check_expr_tree("@hist_log(s)[2]", "(index (@hist_log s) 2)");
+	check_expr_tree("a >>> b >> c", "(>> (>>> a b) c)");
+	check_expr_tree("$p->a[1]->b", "$p ->a 1 ->b");
+	check_expr_tree("&$p->a", "&$p ->a");
+	check_expr_tree("\"a\" \"b\"", "\"ab\"");
 }
 
 /* --- statements ---------------------------------------------------------- */
@@ -922,17 +1089,29 @@ static void test_errors(void)
 		     WANT("1:26: error: expected ')'"));
 	check_errors("a missing '}' before the next probe", "probe begin { x = 1\nprobe end { }", 1,
 		     WANT("2:1: error: expected '}'"));
-	check_errors("unsupported 'foreach', one error for the statement",
-		     "probe begin { foreach (x in a) { } }", 1,
-		     WANT("1:15: error: Tapline does not support 'foreach'", "[unsupported]"));
-	check_errors("unsupported array declaration", "global a[10]\nprobe begin { }", 1,
-		     WANT("1:9: error: Tapline does not support arrays", "[unsupported]"));
-	check_errors("unsupported '@entry', later errors still reported",
-		     "probe begin { x = @entry(1) }\nprobe end { y = ) }", 2,
-		     WANT("1:19: error: Tapline does not support '@entry'", "2:17: error: "));
-	check_errors("a syntax error after '$1' is still reported",
-		     "probe begin { x = $1 }\nprobe end { y = ) }", 2,
-		     WANT("1:19: error: ", "[unsupported]", "2:17: error: ", "[syntax]"));
+	check_errors("a missing script argument, later errors still reported",
+		     "probe begin { x = $3 }\nprobe end { y = ) }", 2,
+		     WANT("1:19: error: command line argument index 3 out of range [1-2]",
+			  "2:17: error: ", "[syntax]"));
+	check_errors("a missing string argument", "probe begin { x = @5 }", 1,
+		     WANT("1:19: error: command line argument index 5 out of range [1-2]"));
+	check_errors("an unknown '@name' suggests the closest", "probe begin { x = @cont(y) }", 1,
+		     WANT("1:19: error: unknown macro or operator '@cont'", "'@count'?"));
+	check_errors("a macro called with the wrong number of arguments",
+		     "@define two(a, b) %( @a + @b %)\nprobe begin { x = @two(1) }", 1,
+		     WANT("2:19: error: macro '@two' takes 2 arguments, not 1", "[wrong-arguments]"));
+	check_errors("a macro that expands into itself",
+		     "@define loop %( @loop %)\nprobe begin { x = @loop }", 1,
+		     WANT("error: macro '@loop' expands into itself"));
+	check_errors("an unclosed preprocessor conditional",
+		     "%( kernel_v >= \"5.0\" %? probe begin { }", 1,
+		     WANT("1:1: error: preprocessor conditional is not closed with '%)'"));
+	check_errors("an unknown name in a preprocessor condition suggests the closest",
+		     "%( kernel_vv >= \"5.0\" %? probe begin { } %)", 1,
+		     WANT("1:4: error: unknown name 'kernel_vv' in a preprocessor condition",
+			  "did you mean 'kernel_v'"));
+	check_errors("a '%:' outside a conditional", "probe begin { } %:", 1,
+		     WANT("1:17: error: '%:' outside a preprocessor conditional"));
 	check_errors("an unknown type", "function f:int() { }", 1,
 		     WANT("1:12: error: unknown type 'int'"));
 

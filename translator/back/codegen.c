@@ -11,7 +11,8 @@
  * returns a C expression for its value. Numbers wrap, and every operation
  * that can fault in C (division, shifts) goes through a checked helper, so
  * no script can make the generated code misbehave; a failed check ends the
- * hit through `goto out` with a message naming the script location.
+ * hit through `goto out` with a message naming the script location, or
+ * goes to the catch of the try around it (fail_leave).
  *
  * The C stays cheap to compile however long the script: gcc's optimisers
  * grow faster than linearly with the size of one function, so a long
@@ -23,51 +24,21 @@
  */
 #include <string.h>
 
-#include "back/back.h"
+#include "back/cg.h"
 #include "debuginfo/kernel.h"
-#include "format.h"
 #include "front/diag.h"
-#include "sema/builtins.h"
-
-struct loop {
-	int id;
-	bool is_for;
-	bool used_break, used_continue;
-};
-
-/* Statements in one C function before the rest goes into a part function. */
-#define CG_PART_STMTS 64
-
-struct cg {
-	struct strbuf *out;      /* the function being written */
-	struct strbuf fields;    /* its frame's fields */
-	struct strbuf parts;     /* part functions of the body being written */
-	int indent;
-	int ntemps;              /* numbers for long temporaries, arrays and labels */
-	int nstr, maxnstr;       /* string temporaries in use now, and at most */
-	int nargs, maxnargs;     /* slots of the argument pool in use now, and at most */
-	int nparts;
-	const char *name;        /* C name of the body: h3 or f_name */
-	const char *leave;       /* how to leave the body: "goto out;" or, in a part, "return 1;" */
-	struct loop loops[64];
-	int nloops;
-	struct symbol *func;     /* NULL in a handler */
-	const char *ret_var;     /* C lvalue of the function's return value */
-	long long maxstr;
-};
+#include "sema/regcomp.h"
 
 /* A part function being written (see part_begin). */
 struct part {
 	int id;
 	struct strbuf body;
 	struct strbuf *out;
-	const char *leave;
+	const char *leave, *fail_leave;
 	int indent, nloops;
 };
 
-static void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct cg *g, const char *fmt, ...)
+void emit(struct cg *g, const char *fmt, ...)
 {
 	for (int i = 0; i < g->indent; i++)
 		sb_putc(g->out, '\t');
@@ -79,7 +50,7 @@ static void emit(struct cg *g, const char *fmt, ...)
 }
 
 /* "file:line:col" of a node, as a C string literal. */
-static char *loc_literal(const struct node *n)
+char *loc_literal(const struct node *n)
 {
 	const struct source *src = src_get(n->loc.file);
 	char *text = xasprintf("%s:%d:%d", src ? src->name : "?", n->loc.line, n->loc.col);
@@ -90,7 +61,7 @@ static char *loc_literal(const struct node *n)
 	return sb_detach(&b);
 }
 
-static char *c_string(const char *s, size_t len)
+char *c_string(const char *s, size_t len)
 {
 	struct strbuf b;
 	sb_init(&b);
@@ -108,7 +79,7 @@ static void line_directive(struct cg *g, const struct node *n)
 	free(name);
 }
 
-static char *new_long_temp(struct cg *g)
+char *new_long_temp(struct cg *g)
 {
 	int id = g->ntemps++;
 	emit(g, "rt_long t%d;", id);
@@ -116,7 +87,7 @@ static char *new_long_temp(struct cg *g)
 }
 
 /* A string temporary lives while one statement runs: the next reuses it. */
-static char *new_string_temp(struct cg *g)
+char *new_string_temp(struct cg *g)
 {
 	int id = g->nstr++;
 	if (g->nstr > g->maxnstr)
@@ -131,7 +102,6 @@ static char *var_ref(const struct symbol *sym)
 	return xasprintf("l->v_%s", sym->name);
 }
 
-static bool has_side_effects(const struct node *n);
 
 static void side_effect_child(struct node *child, void *ctx)
 {
@@ -139,7 +109,7 @@ static void side_effect_child(struct node *child, void *ctx)
 		*(bool *)ctx = true;
 }
 
-static bool has_side_effects(const struct node *n)
+bool has_side_effects(const struct node *n)
 {
 	if (!n)
 		return false;
@@ -175,7 +145,7 @@ static bool is_stable(const char *e)
  * Keep a value as it is now: later operands with side effects could change
  * the variable it reads (x + (x = 5)).
  */
-static char *snapshot(struct cg *g, char *e, enum type t)
+char *snapshot(struct cg *g, char *e, enum type t)
 {
 	if (is_stable(e))
 		return e;
@@ -190,8 +160,6 @@ static char *snapshot(struct cg *g, char *e, enum type t)
 	free(e);
 	return tmp;
 }
-
-static char *cg_expr(struct cg *g, struct node *n);
 
 /* For each element of a list: does an element after it have side effects? */
 static bool *later_side_effects(struct node *list, int n)
@@ -208,7 +176,7 @@ static bool *later_side_effects(struct node *list, int n)
 }
 
 /* Evaluate a list of expressions left to right; values stay valid until all are done. */
-static char **cg_list(struct cg *g, struct node *list, int *count)
+char **cg_list(struct cg *g, struct node *list, int *count)
 {
 	int n = ast_list_len(list);
 	char **vals = xcalloc((size_t)n + 1, sizeof(char *));
@@ -224,17 +192,17 @@ static char **cg_list(struct cg *g, struct node *list, int *count)
 	return vals;
 }
 
-static void free_list(char **vals, int n)
+void free_list(char **vals, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(vals[i]);
 	free(vals);
 }
 
-static void fail_check(struct cg *g)
+void fail_check(struct cg *g)
 {
 	emit(g, "if (rt_unlikely(c->error))");
-	emit(g, "\t%s", g->leave);
+	emit(g, "\t%s", g->fail_leave);
 }
 
 static void part_begin(struct cg *g, struct part *pt);
@@ -245,7 +213,7 @@ static void part_end(struct cg *g, struct part *pt);
  * kernel stack: a printf may have many arguments), many of them in part
  * functions of CG_PART_STMTS arguments each.
  */
-static char *fmt_args(struct cg *g, struct node *args, int *nargs)
+char *fmt_args(struct cg *g, struct node *args, int *nargs)
 {
 	int n = ast_list_len(args);
 	*nargs = n;
@@ -279,110 +247,6 @@ static char *fmt_args(struct cg *g, struct node *args, int *nargs)
 	return xasprintf("(l->args + %d)", base);
 }
 
-static char *cg_builtin(struct cg *g, struct node *n)
-{
-	const struct builtin *b = n->builtin;
-	char *res = NULL;
-	switch (b->id) {
-	case B_PRINT:
-	case B_PRINTLN: {
-		if (ast_list_len(n->list) > CG_PART_STMTS) {
-			/* Many values: evaluated in parts, printed by one loop. */
-			int count;
-			char *args = fmt_args(g, n->list, &count);
-			emit(g, "for (int i = 0; i < %d; i++) {", count);
-			emit(g, "\tif (%s[i].is_str)", args);
-			emit(g, "\t\trt_print_str(c, %s[i].s);", args);
-			emit(g, "\telse");
-			emit(g, "\t\trt_print_long(c, %s[i].n);", args);
-			emit(g, "}");
-			free(args);
-		} else {
-			int count;
-			char **vals = cg_list(g, n->list, &count);
-			int i = 0;
-			for (struct node *a = n->list; a; a = a->next, i++)
-				emit(g, "rt_print_%s(c, %s);", a->type == T_STRING ? "str" : "long",
-				     vals[i]);
-			free_list(vals, count);
-		}
-		if (b->id == B_PRINTLN)
-			emit(g, "rt_print_str(c, \"\\n\");");
-		return xstrdup("0");
-	}
-	case B_PRINTF:
-	case B_SPRINTF: {
-		struct node *fmt = n->list;
-		char *lit = c_string(fmt->str, fmt->str_len);
-		int nargs;
-		char *args = fmt_args(g, fmt->next, &nargs);
-		if (b->id == B_PRINTF) {
-			emit(g, "rt_printf(c, %s, %s, %d);", lit, args, nargs);
-			res = xstrdup("0");
-		} else {
-			res = new_string_temp(g);
-			emit(g, "rt_sprintf(c, %s, %lld, %s, %s, %d);", res, g->maxstr, lit, args,
-			     nargs);
-			fail_check(g);
-		}
-		free(lit);
-		free(args);
-		return res;
-	}
-	case B_EXIT:
-		emit(g, "rt_exit(c);");
-		return xstrdup("0");
-	case B_ERROR:
-	case B_WARN: {
-		char *msg = cg_expr(g, n->list);
-		if (b->id == B_ERROR) {
-			emit(g, "rt_user_error(c, %s);", msg);
-			emit(g, "%s", g->leave);
-		} else {
-			emit(g, "rt_warn(c, %s);", msg);
-		}
-		free(msg);
-		return xstrdup("0");
-	}
-	case B_EXECNAME:
-	case B_PROBEFUNC:
-	case B_PP: {
-		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
-						  [B_PROBEFUNC] = "rt_probefunc",
-						  [B_PP] = "rt_pp" };
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
-		return res;
-	}
-	case B_PID:
-		return xstrdup("rt_pid(c)");
-	case B_TID:
-		return xstrdup("rt_tid(c)");
-	case B_PPID:
-		return xstrdup("rt_ppid(c)");
-	case B_UID:
-		return xstrdup("rt_uid(c)");
-	case B_CPU:
-		return xstrdup("rt_cpu(c)");
-	case B_TARGET:
-		return xstrdup("rt_target(c)");
-	case B_GETTIMEOFDAY_NS:
-		return xstrdup("rt_gettimeofday_ns(c)");
-	case B_KTIME_NS:
-		return xstrdup("rt_local_clock_ns(c)");
-	case B_JIFFIES:
-		return xstrdup("rt_jiffies(c)");
-	case B_STRLEN: {
-		char *s = cg_expr(g, n->list);
-		res = new_long_temp(g);
-		emit(g, "%s = rt_strlen(%s);", res, s);
-		free(s);
-		return res;
-	}
-	}
-	return xstrdup("0");
-}
-
 static char *cg_call(struct cg *g, struct node *n)
 {
 	if (n->builtin)
@@ -394,17 +258,18 @@ static char *cg_call(struct cg *g, struct node *n)
 	sb_init(&args);
 	for (int i = 0; i < count; i++)
 		sb_printf(&args, ", %s", vals[i]);
-	char *res;
+	char *res, *name = fn_cname(f);
 	if (f->type == T_STRING) {
 		res = new_string_temp(g);
-		emit(g, "f_%s(c, %s%s);", f->name, res, args.s ? args.s : "");
+		emit(g, "%s(c, %s%s);", name, res, args.s ? args.s : "");
 	} else if (f->type == T_LONG) {
 		res = new_long_temp(g);
-		emit(g, "%s = f_%s(c%s);", res, f->name, args.s ? args.s : "");
+		emit(g, "%s = %s(c%s);", res, name, args.s ? args.s : "");
 	} else {
 		res = xstrdup("0");
-		emit(g, "f_%s(c%s);", f->name, args.s ? args.s : "");
+		emit(g, "%s(c%s);", name, args.s ? args.s : "");
 	}
+	free(name);
 	fail_check(g);
 	sb_free(&args);
 	free_list(vals, count);
@@ -418,7 +283,7 @@ static char *checked_divisor(struct cg *g, struct node *n, char *val, const char
 	char *loc = loc_literal(n);
 	emit(g, "if (rt_unlikely(%s == 0)) {", d);
 	emit(g, "\trt_fail(c, \"division by zero near operator '%s'\", %s);", what, loc);
-	emit(g, "\t%s", g->leave);
+	emit(g, "\t%s", g->fail_leave);
 	emit(g, "}");
 	free(loc);
 	return d;
@@ -441,6 +306,8 @@ static const char *arith_helper(enum op op)
 		return "rt_shl";
 	case OP_SHR:
 		return "rt_shr";
+	case OP_USHR:
+		return "rt_ushr";
 	default:
 		return NULL;
 	}
@@ -473,7 +340,7 @@ static const char *c_operator(enum op op)
 }
 
 /* A long operation of two evaluated operands. */
-static char *long_op(struct cg *g, struct node *n, enum op op, char *a, char *b)
+char *long_op(struct cg *g, struct node *n, enum op op, char *a, char *b)
 {
 	char *res;
 	if (op == OP_DIV || op == OP_MOD) {
@@ -505,10 +372,24 @@ static char *cg_logical(struct cg *g, struct node *n)
 	return res;
 }
 
+/* s =~ "re": the pattern was compiled in pass 2 (its number in n->num). */
+static char *cg_match(struct cg *g, struct node *n)
+{
+	char *subject = cg_expr(g, n->lhs);
+	char *res = new_long_temp(g);
+	emit(g, "%s = rt_regex_match(c, &re%lld, %s);", res, n->num - 1, subject);
+	free(subject);
+	if (n->op == OP_NOMATCH)
+		emit(g, "%s = !%s;", res, res);
+	return res;
+}
+
 static char *cg_binary(struct cg *g, struct node *n)
 {
 	if (n->op == OP_AND || n->op == OP_OR)
 		return cg_logical(g, n);
+	if (n->op == OP_MATCH || n->op == OP_NOMATCH)
+		return cg_match(g, n);
 	enum type operand_type = n->op == OP_CONCAT ? T_STRING : n->lhs->type;
 	char *a = cg_expr(g, n->lhs);
 	if (has_side_effects(n->rhs))
@@ -533,6 +414,10 @@ static char *cg_binary(struct cg *g, struct node *n)
 
 static char *cg_assign(struct cg *g, struct node *n)
 {
+	if (n->lhs->kind == N_INDEX)
+		return cg_element_assign(g, n);
+	if (n->op == OP_AGG)
+		return cg_stats_add(g, n);
 	char *var = var_ref(n->lhs->sym);
 	char *val = cg_expr(g, n->rhs);
 	if (n->lhs->type == T_STRING) {
@@ -560,6 +445,8 @@ static char *cg_assign(struct cg *g, struct node *n)
 
 static char *cg_incdec(struct cg *g, struct node *n)
 {
+	if (n->lhs->kind == N_INDEX)
+		return cg_element_incdec(g, n);
 	char *var = var_ref(n->lhs->sym);
 	const char *fn = n->op == OP_INC ? "rt_add" : "rt_sub";
 	if (!n->postfix) {
@@ -596,7 +483,7 @@ static char *cg_ternary(struct cg *g, struct node *n)
 	return res;
 }
 
-static char *cg_expr(struct cg *g, struct node *n)
+char *cg_expr(struct cg *g, struct node *n)
 {
 	switch (n->kind) {
 	case N_NUM:
@@ -639,7 +526,24 @@ static char *cg_expr(struct cg *g, struct node *n)
 		return cg_incdec(g, n);
 	case N_TERNARY:
 		return cg_ternary(g, n);
+	case N_INDEX:
+		return n->lhs ? cg_bucket(g, n) : cg_element(g, n);
+	case N_IN:
+		return cg_in(g, n);
+	case N_STAT:
+		return cg_stat(g, n);
+	case N_EMBEDDED:
+		/* Guru mode: a C expression, a string when it says so. */
+		if (n->type == T_STRING) {
+			char *res = new_string_temp(g);
+			emit(g, "rt_strcpy(%s, (%s), %lld);", res, n->str, g->maxstr);
+			return res;
+		}
+		return xasprintf("((rt_long)(%s))", n->str);
+	case N_CONST:
+		return xasprintf("((rt_long)(%s))", n->str);
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
@@ -650,11 +554,22 @@ static char *cg_expr(struct cg *g, struct node *n)
 	case N_IF:
 	case N_WHILE:
 	case N_FOR:
+	case N_FOREACH:
+	case N_DELETE:
+	case N_TRY:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_NEXT:
 	case N_RETURN:
 	case N_EMPTY:
+	case N_STAR:
+	case N_HIST:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
 	case N_NKINDS:
 		break;
 	}
@@ -672,10 +587,11 @@ static void part_begin(struct cg *g, struct part *pt)
 	sb_init(&pt->body);
 	pt->out = g->out;
 	pt->leave = g->leave;
+	pt->fail_leave = g->fail_leave;
 	pt->indent = g->indent;
 	pt->nloops = g->nloops;
 	g->out = &pt->body;
-	g->leave = "return 1;";
+	g->leave = g->fail_leave = "return 1;";
 	g->indent = 1;
 	g->nloops = 0;
 }
@@ -685,6 +601,7 @@ static void part_end(struct cg *g, struct part *pt)
 	emit(g, "return 0;");
 	g->out = pt->out;
 	g->leave = pt->leave;
+	g->fail_leave = pt->fail_leave;
 	g->indent = pt->indent;
 	g->nloops = pt->nloops;
 	/* noinline: gcc would otherwise put the parts back together. */
@@ -693,17 +610,29 @@ static void part_end(struct cg *g, struct part *pt)
 		  "struct %s_frame *l)\n{\n%s}\n\n",
 		  g->name, pt->id, g->name, pt->body.s);
 	sb_free(&pt->body);
-	emit(g, "if (%s_part%d(c, l))", g->name, pt->id);
-	emit(g, "\t%s", g->leave);
+	/* The part left for a failure (to a catch, inside a try) or for good. */
+	if (strcmp(g->leave, g->fail_leave)) {
+		emit(g, "if (%s_part%d(c, l)) {", g->name, pt->id);
+		emit(g, "\tif (c->error)");
+		emit(g, "\t\t%s", g->fail_leave);
+		emit(g, "\t%s", g->leave);
+		emit(g, "}");
+	} else {
+		emit(g, "if (%s_part%d(c, l))", g->name, pt->id);
+		emit(g, "\t%s", g->leave);
+	}
 }
 
-static void cg_stmt(struct cg *g, struct node *n);
+static bool is_loop(const struct node *n)
+{
+	return n->kind == N_WHILE || n->kind == N_FOR || n->kind == N_FOREACH;
+}
 
 /* Statements that spend an action: all but blocks, empty ones and loops
  * (a loop spends one per iteration instead). */
 static bool spends_action(const struct node *n)
 {
-	return n->kind != N_BLOCK && n->kind != N_EMPTY && n->kind != N_WHILE && n->kind != N_FOR;
+	return n->kind != N_BLOCK && n->kind != N_EMPTY && !is_loop(n);
 }
 
 /*
@@ -731,8 +660,7 @@ static int actions_of(const struct node *n)
 	return count;
 }
 
-/* Spend `count` actions at once, failing at loc when the budget runs out. */
-static void spend_actions(struct cg *g, int count, const struct node *at)
+void spend_actions(struct cg *g, int count, const struct node *at)
 {
 	if (count == 0)
 		return;
@@ -742,7 +670,7 @@ static void spend_actions(struct cg *g, int count, const struct node *at)
 	else
 		emit(g, "if (rt_unlikely((c->actions -= %d) < 0)) {", count);
 	emit(g, "\trt_fail_actions(c, %s);", loc);
-	emit(g, "\t%s", g->leave);
+	emit(g, "\t%s", g->fail_leave);
 	emit(g, "}");
 	free(loc);
 }
@@ -761,7 +689,7 @@ static void find_escape(struct node *n, void *ctx)
 		e->found = true;
 		return;
 	}
-	bool loop = n->kind == N_WHILE || n->kind == N_FOR;
+	bool loop = is_loop(n);
 	e->loops += loop;
 	ast_for_children(n, find_escape, ctx);
 	e->loops -= loop;
@@ -837,15 +765,28 @@ static void cg_sub(struct cg *g, struct node *n, bool paid)
 	emit(g, "}");
 }
 
-static void cg_loop(struct cg *g, struct node *n)
+void cg_loop_body(struct cg *g, struct node *body)
+{
+	cg_sub(g, body, false);
+}
+
+struct loop *loop_push(struct cg *g, struct node *n, bool is_for)
 {
 	if (g->nloops == (int)ARRAY_SIZE(g->loops)) {
 		diag_error(n->loc, D_UNSUPPORTED, "loops nested more than %d deep",
 			   (int)ARRAY_SIZE(g->loops));
-		return;
+		return NULL;
 	}
 	struct loop *lp = &g->loops[g->nloops++];
-	*lp = (struct loop){ .id = g->ntemps++, .is_for = n->kind == N_FOR };
+	*lp = (struct loop){ .id = g->ntemps++, .is_for = is_for };
+	return lp;
+}
+
+static void cg_loop(struct cg *g, struct node *n)
+{
+	struct loop *lp = loop_push(g, n, n->kind == N_FOR);
+	if (!lp)
+		return;
 	if (n->init)
 		cg_stmt(g, n->init);
 	emit(g, "for (;;) {");
@@ -869,7 +810,74 @@ static void cg_loop(struct cg *g, struct node *n)
 	g->nloops--;
 }
 
-static void cg_stmt(struct cg *g, struct node *n)
+bool foreach_sorted(const struct node *n)
+{
+	if (n->kind != N_FOREACH || n->lhs->kind == N_HIST)
+		return false;
+	if (n->sort)
+		return true;
+	for (const struct node *k = n->list; k; k = k->next)
+		if (k->sort)
+			return true;
+	return false;
+}
+
+static void find_sorted_foreach(struct node *n, void *found)
+{
+	if (foreach_sorted(n))
+		*(bool *)found = true;
+	else if (!*(bool *)found)
+		ast_for_children(n, find_sorted_foreach, found);
+}
+
+/* Does n hold a sorted foreach (which takes room until it ends)? */
+static bool has_sorted_foreach(struct node *n)
+{
+	bool found = false;
+	find_sorted_foreach(n, &found);
+	return found;
+}
+
+/*
+ * try { body } catch (msg) { handler }: inside the body, a failure goes to
+ * the catch instead of leaving; the catch takes the message (and forgets
+ * the failure), and gives back the room sorted foreach loops the body left
+ * open took.
+ */
+static void cg_try(struct cg *g, struct node *n)
+{
+	int id = g->ntemps++;
+	bool room = has_sorted_foreach(n->body);
+	emit(g, "{");
+	g->indent++;
+	if (room)
+		emit(g, "rt_size tm%d = c->iter_top;", id);
+	const char *outer = g->fail_leave;
+	char *to_catch = xasprintf("goto catch%d;", id);
+	g->fail_leave = to_catch;
+	cg_stmt(g, n->body);
+	g->fail_leave = outer;
+	emit(g, "goto tried%d;", id);
+	g->indent--;
+	emit(g, "catch%d:", id);
+	g->indent++;
+	if (n->then) {
+		char *var = var_ref(n->then->sym);
+		emit(g, "rt_catch(c, %s, %lld);", var, g->maxstr);
+		free(var);
+	} else {
+		emit(g, "rt_catch(c, (char *)0, 0);");
+	}
+	if (room)
+		emit(g, "c->iter_top = tm%d;", id);
+	cg_stmt(g, n->els);
+	g->indent--;
+	emit(g, "tried%d:;", id);
+	emit(g, "}");
+	free(to_catch);
+}
+
+void cg_stmt(struct cg *g, struct node *n)
 {
 	switch (n->kind) {
 	case N_BLOCK:
@@ -888,6 +896,7 @@ static void cg_stmt(struct cg *g, struct node *n)
 	/* Temporaries of the previous statement are dead by now. */
 	g->nstr = 0;
 	g->nargs = 0;
+	g->nkeys = 0;
 	switch (n->kind) {
 	case N_EXPR_STMT: {
 		char *v = cg_expr(g, n->lhs);
@@ -908,6 +917,15 @@ static void cg_stmt(struct cg *g, struct node *n)
 	case N_WHILE:
 	case N_FOR:
 		cg_loop(g, n);
+		return;
+	case N_FOREACH:
+		cg_foreach(g, n);
+		return;
+	case N_DELETE:
+		cg_delete(g, n);
+		return;
+	case N_TRY:
+		cg_try(g, n);
 		return;
 	case N_BREAK:
 		emit(g, "break;");
@@ -937,9 +955,11 @@ static void cg_stmt(struct cg *g, struct node *n)
 		}
 		emit(g, "%s", g->leave);
 		return;
+	case N_EMBEDDED: /* a guru-mode function's body in C: see cg_function */
 	case N_BLOCK:
 	case N_EMPTY:
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
@@ -948,7 +968,19 @@ static void cg_stmt(struct cg *g, struct node *n)
 	case N_NUM:
 	case N_STR:
 	case N_VAR:
+	case N_INDEX:
+	case N_IN:
+	case N_STAR:
+	case N_STAT:
+	case N_HIST:
 	case N_TARGET:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_CALL:
 	case N_ASSIGN:
 	case N_BINARY:
@@ -1012,12 +1044,25 @@ static void init_locals(struct cg *g, const struct ptrvec *vars, size_t from)
 	}
 }
 
+/* A function's C name: overloads by arity share the script name. */
+char *fn_cname(const struct symbol *f)
+{
+	return xasprintf("f%d_%s", f->index, f->name);
+}
+
+static bool is_embedded(const struct symbol *f)
+{
+	return f->decl->body->kind == N_EMBEDDED;
+}
+
 static char *function_signature(const struct symbol *f)
 {
 	struct strbuf b;
 	sb_init(&b);
-	sb_printf(&b, "static %s f_%s(struct rt_context *c", f->type == T_LONG ? "rt_long" : "void",
-		  f->name);
+	char *name = fn_cname(f);
+	sb_printf(&b, "static %s %s(struct rt_context *c", f->type == T_LONG ? "rt_long" : "void",
+		  name);
+	free(name);
 	if (f->type == T_STRING)
 		sb_puts(&b, ", char *ret");
 	for (int i = 0; i < f->nparams; i++) {
@@ -1036,12 +1081,13 @@ static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 	sb_init(&g->parts);
 	g->out = body;
 	g->name = name;
-	g->leave = "goto out;";
+	g->leave = g->fail_leave = "goto out;";
 	g->indent = 1;
 	g->nloops = 0;
 	g->nparts = 0;
 	g->nstr = g->maxnstr = 0;
 	g->nargs = g->maxnargs = 0;
+	g->nkeys = g->maxnkeys = 0;
 }
 
 /* The frame struct, the parts, then the body's own function. */
@@ -1053,6 +1099,8 @@ static void body_end(struct cg *g, struct strbuf *file, const char *signature, s
 		sb_printf(file, "\tchar s%d[%lld];\n", i, g->maxstr);
 	if (g->maxnargs)
 		sb_printf(file, "\tstruct rt_fmt_arg args[%d];\n", g->maxnargs);
+	if (g->maxnkeys)
+		sb_printf(file, "\tstruct rt_key keys[%d];\n", g->maxnkeys);
 	sb_puts(file, "};\n\n");
 	if (g->parts.len)
 		sb_puts(file, g->parts.s);
@@ -1080,16 +1128,86 @@ static bool needs_parts(struct node *n)
 	return found;
 }
 
+/*
+ * A guru-mode function written in C. Its frame is SystemTap's THIS: the
+ * parameters by name and __retvalue; STAP_ARG_name, STAP_RETVALUE,
+ * STAP_RETURN() and STAP_ERROR() work as there, and CONTEXT is the hit's
+ * rt_context.
+ */
+static void cg_embedded_function(struct cg *g, struct symbol *f, const char *name)
+{
+	for (int i = 0; i < f->nparams; i++) {
+		const struct symbol *p = f->vars.v[i];
+		if (p->type == T_STRING)
+			sb_printf(&g->fields, "\tchar %s[%lld];\n", p->name, g->maxstr);
+		else
+			sb_printf(&g->fields, "\trt_long %s;\n", p->name);
+	}
+	if (f->type == T_STRING)
+		sb_printf(&g->fields, "\tchar __retvalue[%lld];\n", g->maxstr);
+	else
+		sb_puts(&g->fields, "\trt_long __retvalue;\n");
+	char *loc = loc_literal(f->decl);
+	emit(g, "struct %s_frame *l = rt_frame_push(c, sizeof(*l), %s);", name, loc);
+	free(loc);
+	emit(g, "if (!l)");
+	emit(g, "\treturn%s;", f->type == T_LONG ? " 0" : "");
+	for (int i = 0; i < f->nparams; i++) {
+		const struct symbol *p = f->vars.v[i];
+		if (p->type == T_STRING)
+			emit(g, "rt_strcpy(l->%s, p_%s, %lld);", p->name, p->name, g->maxstr);
+		else
+			emit(g, "l->%s = p_%s;", p->name, p->name);
+	}
+	emit(g, "l->__retvalue%s = 0;", f->type == T_STRING ? "[0]" : "");
+	sb_puts(g->out, "#define THIS l\n#define CONTEXT c\n");
+	for (int i = 0; i < f->nparams; i++) {
+		const struct symbol *p = f->vars.v[i];
+		sb_printf(g->out, "#define STAP_ARG_%s (THIS->%s)\n", p->name, p->name);
+	}
+	sb_puts(g->out, "#define STAP_RETVALUE (THIS->__retvalue)\n");
+	if (f->type == T_STRING)
+		sb_printf(g->out, "#define STAP_RETURN(v) do { rt_strcpy(STAP_RETVALUE, (v), %lld); "
+				  "goto out; } while (0)\n",
+			  g->maxstr);
+	else
+		sb_puts(g->out,
+			"#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n");
+	sb_puts(g->out, "#define STAP_ERROR(...) do { rt_failf(c, 0, 0, __VA_ARGS__); goto out; } "
+			"while (0)\n");
+	line_directive(g, f->decl->body);
+	sb_printf(g->out, "\t{\n%s\n\t}\n", f->decl->body->str);
+	sb_puts(g->out, "goto out;\nout: __attribute__((unused));\n");
+	sb_puts(g->out, "#undef THIS\n#undef CONTEXT\n#undef STAP_RETVALUE\n#undef STAP_RETURN\n"
+			"#undef STAP_ERROR\n");
+	for (int i = 0; i < f->nparams; i++)
+		sb_printf(g->out, "#undef STAP_ARG_%s\n", ((struct symbol *)f->vars.v[i])->name);
+	if (f->type == T_STRING)
+		emit(g, "rt_strcpy(ret, l->__retvalue, %lld);", g->maxstr);
+	emit(g, "{");
+	emit(g, "\trt_long rv = %s;", f->type == T_LONG ? "l->__retvalue" : "0");
+	emit(g, "\trt_frame_pop(c, sizeof(*l));");
+	if (f->type == T_LONG)
+		emit(g, "\treturn rv;");
+	else
+		emit(g, "\t(void)rv;");
+	emit(g, "}");
+}
+
 static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file)
 {
 	struct strbuf body;
-	char *name = xasprintf("f_%s", f->name);
+	char *name = fn_cname(f);
 	body_begin(g, name, &body);
 	g->func = f;
+	if (is_embedded(f)) {
+		cg_embedded_function(g, f, name);
+		goto done;
+	}
 	var_fields(g, &f->vars);
 	char *loc = loc_literal(f->decl);
-	emit(g, "struct f_%s_frame *l __attribute__((unused)) = rt_frame_push(c, sizeof(*l), %s);",
-	     f->name, loc);
+	emit(g, "struct %s_frame *l __attribute__((unused)) = rt_frame_push(c, sizeof(*l), %s);",
+	     name, loc);
 	free(loc);
 	/* Part functions reach the return value in the frame; otherwise it stays
 	 * in a C variable, which costs less kernel stack in deep recursion. */
@@ -1116,6 +1234,10 @@ static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file)
 		if (f->type == T_STRING && in_frame)
 			emit(g, "l->ret = ret;");
 	}
+	/* Sorted foreach loops left by return or a failure give their room back. */
+	bool room = has_sorted_foreach(f->decl->body);
+	if (room)
+		emit(g, "rt_size iter_mark = c->iter_top;");
 	for (int i = 0; i < f->nparams; i++) {
 		const struct symbol *p = f->vars.v[i];
 		if (p->type == T_STRING)
@@ -1126,6 +1248,8 @@ static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file)
 	init_locals(g, &f->vars, (size_t)f->nparams);
 	cg_stmt(g, f->decl->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
+	if (room)
+		emit(g, "c->iter_top = iter_mark;");
 	if (f->type == T_LONG && in_frame) {
 		emit(g, "{");
 		emit(g, "\trt_long rv = l->rv;");
@@ -1137,6 +1261,7 @@ static void cg_function(struct cg *g, struct symbol *f, struct strbuf *file)
 		if (f->type == T_LONG)
 			emit(g, "return rv;");
 	}
+done:;
 	char *sig = function_signature(f);
 	body_end(g, file, sig, &body);
 	free(sig);
@@ -1153,7 +1278,7 @@ static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));",
 	     h->index);
 	init_locals(g, &h->vars, 0);
-	cg_stmt(g, h->decl->body);
+	cg_stmt(g, h->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
 	emit(g, ";");
 	char *sig = xasprintf("static void h%d(struct rt_context *c)", h->index);
@@ -1204,15 +1329,74 @@ static const char *rt_kind(enum probe_kind k)
 	return "RT_BEGIN";
 }
 
+/* The compiled regular expressions, as constant programs; returns the longest. */
+static int cg_regexes(const struct program *prog, struct strbuf *file)
+{
+	int longest = 0;
+	for (size_t i = 0; i < prog->regexes.n; i++) {
+		const struct regex *re = prog->regexes.v[i];
+		char *pat = c_string(re->pattern, strlen(re->pattern));
+		sb_printf(file, "/* %s */\nstatic const struct rt_re_insn re%zu_prog[] = {\n", pat, i);
+		free(pat);
+		for (int k = 0; k < re->nprog; k++)
+			sb_printf(file, "\t{ %d, %d, %d },\n", re->prog[k].op, re->prog[k].x,
+				  re->prog[k].y);
+		sb_puts(file, "};\n");
+		if (re->nclasses) {
+			sb_printf(file, "static const unsigned char re%zu_classes[][32] = {\n", i);
+			for (int k = 0; k < re->nclasses; k++) {
+				sb_puts(file, "\t{");
+				for (int b = 0; b < 32; b++)
+					sb_printf(file, "%s%u", b ? "," : " ", re->classes[k][b]);
+				sb_puts(file, " },\n");
+			}
+			sb_puts(file, "};\n");
+		}
+		sb_printf(file, "static const struct rt_regex re%zu = { re%zu_prog, %d, %s%zu%s, %d };\n\n",
+			  i, i, re->nprog, re->nclasses ? "re" : "(void *)0 /* ", i,
+			  re->nclasses ? "_classes" : " */", re->ngroups);
+		if (re->nprog > longest)
+			longest = re->nprog;
+	}
+	return longest;
+}
+
+static void cg_globals(struct cg *g, struct strbuf *file)
+{
+	const struct program *prog = &g->s->prog;
+	for (size_t i = 0; i < prog->globals.n; i++) {
+		const struct symbol *gl = prog->globals.v[i];
+		const struct node *init = gl->decl->lhs;
+		if (gl->is_array || gl->type == T_STATS)
+			continue; /* in rt_maps and rt_stats */
+		if (gl->type == T_STRING) {
+			char *lit = init ? c_string(init->str, init->str_len) : xstrdup("\"\"");
+			sb_printf(file, "static char g_%s[%lld] = %s;\n", gl->name, g->maxstr, lit);
+			free(lit);
+		} else {
+			sb_printf(file, "static rt_long g_%s = %lldLL;\n", gl->name,
+				  init ? init->num : 0);
+		}
+	}
+	sb_putc(file, '\n');
+}
+
 char *cg_translate(struct session *s)
 {
 	struct program *prog = &s->prog;
-	struct cg g = { .maxstr = s->limits[LIMIT_MAXSTRINGLEN] };
+	struct cg g = { .s = s, .maxstr = s->limits[LIMIT_MAXSTRINGLEN] };
 	struct strbuf file;
 	sb_init(&file);
 	sb_printf(&file, "/* Generated by Tapline %s from %s. */\n", TAPLINE_VERSION,
 		  src_get(prog->user_file)->name);
 	sb_puts(&file, "#include \"api.h\"\n\n");
+	/* Guru mode: the script's own C declarations (kernel headers and the like). */
+	for (size_t i = 0; i < prog->embedded.n; i++) {
+		struct node *e = prog->embedded.v[i];
+		g.out = &file;
+		line_directive(&g, e);
+		sb_printf(&file, "%s\n", e->str);
+	}
 
 	/* The build-id staprun checks, and the translator version, in .modinfo. */
 	sb_printf(&file,
@@ -1224,20 +1408,9 @@ char *cg_translate(struct session *s)
 		  "used, aligned(1))) = \"tapline_version=%s\";\n\n",
 		  TAPLINE_VERSION);
 
-	for (size_t i = 0; i < prog->globals.n; i++) {
-		const struct symbol *gl = prog->globals.v[i];
-		const struct node *init = gl->decl->lhs;
-		if (gl->type == T_STRING) {
-			char *lit = init ? c_string(init->str, init->str_len) : xstrdup("\"\"");
-			sb_printf(&file, "static char g_%s[%lld] = %s;\n", gl->name, g.maxstr, lit);
-			free(lit);
-		} else {
-			sb_printf(&file, "static rt_long g_%s = %lldLL;\n", gl->name,
-				  init ? init->num : 0);
-		}
-	}
-	if (prog->globals.n)
-		sb_putc(&file, '\n');
+	cg_number_data(&g);
+	cg_globals(&g, &file);
+	int regex_prog = cg_regexes(prog, &file);
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		char *sig = function_signature(prog->functions.v[i]);
 		sb_printf(&file, "%s;\n", sig);
@@ -1248,7 +1421,7 @@ char *cg_translate(struct session *s)
 
 	for (size_t i = 0; i < prog->functions.n; i++)
 		cg_function(&g, prog->functions.v[i], &file);
-	int *nlocks = xcalloc(prog->handlers.n, sizeof(int));
+	int *nlocks = xcalloc(prog->handlers.n + 1, sizeof(int));
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
 		cg_handler(&g, h, &file);
@@ -1260,8 +1433,9 @@ char *cg_translate(struct session *s)
 		sb_printf(&file, "\tstruct h%zu_frame h%zu;\n", i, i);
 	sb_puts(&file, "};\n\nunion rt_function_frames {\n\tchar none;\n");
 	for (size_t i = 0; i < prog->functions.n; i++) {
-		const struct symbol *f = prog->functions.v[i];
-		sb_printf(&file, "\tstruct f_%s_frame f_%s;\n", f->name, f->name);
+		char *name = fn_cname(prog->functions.v[i]);
+		sb_printf(&file, "\tstruct %s_frame %s;\n", name, name);
+		free(name);
 	}
 	sb_puts(&file, "};\n");
 
@@ -1281,6 +1455,10 @@ char *cg_translate(struct session *s)
 	if (!prog->probes.n)
 		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");
 	sb_puts(&file, "};\n\n");
+
+	int nmaps = 0, nstats = 0;
+	long long iter_slots = 0;
+	cg_data_tables(&g, &file, &nmaps, &nstats, &iter_slots);
 
 	const long long *lim = s->limits;
 	/* Room for the largest handler frame plus MAXNESTING of the largest
@@ -1302,11 +1480,22 @@ char *cg_translate(struct session *s)
 		  "\t.maxskipped = %lld,\n"
 		  "\t.maxactive = %lld,\n"
 		  "\t.buffer_size = %lld,\n"
+		  "\t.maxerrors = %lld,\n"
+		  "\t.maps = %s,\n"
+		  "\t.nmaps = %d,\n"
+		  "\t.stats = %s,\n"
+		  "\t.nstats = %d,\n"
+		  "\t.iter_slots = %lld,\n"
+		  "\t.regex_prog = %d,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
 		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK], lim[LIMIT_MAXSKIPPED],
-		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024);
+		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
+		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
+		  iter_slots, regex_prog);
 	free(nlocks);
+	free(g.map_of);
+	free(g.stats_of);
 	return sb_detach(&file);
 }

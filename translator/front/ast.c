@@ -16,6 +16,12 @@ static const char *const op_names[] = {
 #undef X
 };
 
+static const char *const agg_names[] = {
+#define X(id, s) [id] = s,
+	AGGREGATES(X)
+#undef X
+};
+
 struct node *ast_new(enum node_kind kind, struct loc loc)
 {
 	struct node *n = xcalloc(1, sizeof *n);
@@ -34,6 +40,11 @@ const char *ast_op_name(enum op op)
 	return op_names[op];
 }
 
+const char *ast_agg_name(enum agg agg)
+{
+	return agg_names[agg];
+}
+
 const char *ast_type_name(enum type t)
 {
 	switch (t) {
@@ -41,6 +52,8 @@ const char *ast_type_name(enum type t)
 		return "long";
 	case T_STRING:
 		return "string";
+	case T_STATS:
+		return "stats";
 	case T_VOID:
 		return "void";
 	case T_UNKNOWN:
@@ -73,36 +86,117 @@ int ast_list_len(const struct node *list)
 	return n;
 }
 
+static struct node *clone_list(const struct node *list)
+{
+	struct node *head = NULL;
+	for (const struct node *c = list; c; c = c->next)
+		head = ast_append(head, ast_clone(c));
+	return head;
+}
+
+struct node *ast_clone(const struct node *n)
+{
+	if (!n)
+		return NULL;
+	struct node *c = xmalloc(sizeof *c);
+	*c = *n;
+	c->next = c->tail = NULL;
+	c->sym = NULL;
+	c->builtin = NULL;
+	c->type = T_UNKNOWN;
+	/* Strings and names are never changed after parsing: shared. */
+	c->lhs = ast_clone(n->lhs);
+	c->rhs = ast_clone(n->rhs);
+	c->cond = ast_clone(n->cond);
+	c->then = ast_clone(n->then);
+	c->els = ast_clone(n->els);
+	c->init = ast_clone(n->init);
+	c->step = ast_clone(n->step);
+	c->body = ast_clone(n->body);
+	c->list = clone_list(n->list);
+	return c;
+}
+
+static void visit(struct node *c, void (*fn)(struct node *, void *), void *ctx)
+{
+	if (c)
+		fn(c, ctx);
+}
+
+static void visit_list(struct node *c, void (*fn)(struct node *, void *), void *ctx)
+{
+	while (c) {
+		struct node *next = c->next;
+		fn(c, ctx);
+		c = next;
+	}
+}
+
 void ast_for_children(struct node *n, void (*fn)(struct node *, void *), void *ctx)
 {
-	/* Fields in source order; unused ones are NULL. */
-	struct node *fixed[] = { n->init, n->cond, n->lhs, n->rhs, n->step, n->then, n->els };
+	/* Each kind's children in source order; unused fields are NULL. */
 	switch (n->kind) {
+	case N_ALIAS:
+		visit(n->then, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		visit(n->body, fn, ctx);
+		visit(n->els, fn, ctx);
+		return;
 	case N_PROBE:
 	case N_FUNCTION:
 	case N_BLOCK:
 	case N_CALL:
+		visit_list(n->list, fn, ctx);
+		visit(n->body, fn, ctx);
+		return;
 	case N_PROBE_POINT:
-		for (struct node *c = n->list; c;) {
-			struct node *next = c->next;
-			fn(c, ctx);
-			c = next;
-		}
-		if (n->body)
-			fn(n->body, ctx);
+		visit_list(n->list, fn, ctx);
+		visit(n->cond, fn, ctx);
+		return;
+	case N_FOREACH:
+		visit(n->then, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		visit(n->lhs, fn, ctx);
+		visit(n->step, fn, ctx);
+		visit(n->body, fn, ctx);
+		return;
+	case N_TRY:
+		visit(n->body, fn, ctx);
+		visit(n->then, fn, ctx);
+		visit(n->els, fn, ctx);
 		return;
 	case N_WHILE:
 	case N_FOR:
-		for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-			if (fixed[i])
-				fn(fixed[i], ctx);
-		fn(n->body, ctx);
+		visit(n->init, fn, ctx);
+		visit(n->cond, fn, ctx);
+		visit(n->step, fn, ctx);
+		visit(n->body, fn, ctx);
+		return;
+	case N_INDEX:
+	case N_HIST:
+	case N_STAT:
+	case N_CAST:
+	case N_ATVAR:
+		visit(n->lhs, fn, ctx);
+		visit(n->rhs, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		return;
+	case N_IN:
+	case N_TARGET:
+		visit_list(n->list, fn, ctx);
+		return;
+	case N_IF:
+	case N_TERNARY:
+		visit(n->cond, fn, ctx);
+		visit(n->then, fn, ctx);
+		visit(n->els, fn, ctx);
 		return;
 	case N_PP_COMP:
 	case N_GLOBAL:
 	case N_PARAM:
+	case N_EMBEDDED:
 	case N_EXPR_STMT:
-	case N_IF:
+	case N_DELETE:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_NEXT:
@@ -111,15 +205,18 @@ void ast_for_children(struct node *n, void (*fn)(struct node *, void *), void *c
 	case N_NUM:
 	case N_STR:
 	case N_VAR:
-	case N_TARGET:
+	case N_STAR:
+	case N_MEMBER:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_ASSIGN:
 	case N_BINARY:
 	case N_UNARY:
 	case N_INCDEC:
-	case N_TERNARY:
-		for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-			if (fixed[i])
-				fn(fixed[i], ctx);
+		visit(n->lhs, fn, ctx);
+		visit(n->rhs, fn, ctx);
 		return;
 	case N_NKINDS:
 		break;
@@ -159,9 +256,12 @@ void ast_quote_string(struct strbuf *b, const char *s, size_t len)
 	sb_putc(b, '"');
 }
 
-/* Binding strength of binary operators, for printing the minimum of parentheses. */
 /* Binding strength of binary operators (as in parser.y), for printing the
- * fewest parentheses that keep the meaning. */
+ * fewest parentheses that keep the meaning. 'in' sits between '&' and the
+ * comparisons. */
+#define PREC_IN 6
+#define PREC_UNARY 13
+
 static int op_prec(enum op op)
 {
 	switch (op) {
@@ -183,19 +283,20 @@ static int op_prec(enum op op)
 	case OP_GE:
 	case OP_MATCH:
 	case OP_NOMATCH:
-		return 6;
+		return 7;
 	case OP_SHL:
 	case OP_SHR:
-		return 7;
-	case OP_CONCAT:
+	case OP_USHR:
 		return 8;
+	case OP_CONCAT:
+		return 9;
 	case OP_ADD:
 	case OP_SUB:
-		return 9;
+		return 10;
 	case OP_MUL:
 	case OP_DIV:
 	case OP_MOD:
-		return 10;
+		return 11;
 	case OP_NEG:
 	case OP_PLUS:
 	case OP_NOT:
@@ -203,9 +304,19 @@ static int op_prec(enum op op)
 	case OP_INC:
 	case OP_DEC:
 	case OP_ASSIGN:
+	case OP_AGG:
 		break;
 	}
 	return 0;
+}
+
+static int node_prec(const struct node *n)
+{
+	if (n->kind == N_BINARY)
+		return op_prec(n->op);
+	if (n->kind == N_IN)
+		return PREC_IN;
+	return 100;
 }
 
 static void print_expr(struct strbuf *b, const struct node *n);
@@ -213,16 +324,42 @@ static void print_expr(struct strbuf *b, const struct node *n);
 /* Operands print in parentheses unless they bind tighter than the operator. */
 static void print_operand(struct strbuf *b, const struct node *n, int prec)
 {
-	/* prec 11 is a unary operator's operand: "- -x" must not print as "--x". */
-	bool paren = (n->kind == N_BINARY && op_prec(n->op) <= prec) || n->kind == N_ASSIGN ||
-		     n->kind == N_TERNARY ||
-		     (prec == 11 && (n->kind == N_UNARY || n->kind == N_INCDEC ||
-				     (n->kind == N_NUM && n->num < 0)));
+	/* PREC_UNARY is a unary operator's operand: "- -x" must not print as "--x". */
+	bool paren = node_prec(n) <= prec || n->kind == N_ASSIGN || n->kind == N_TERNARY ||
+		     (prec == PREC_UNARY && (n->kind == N_UNARY || n->kind == N_INCDEC ||
+					     (n->kind == N_NUM && n->num < 0)));
 	if (paren)
 		sb_putc(b, '(');
 	print_expr(b, n);
 	if (paren)
 		sb_putc(b, ')');
+}
+
+static void print_list(struct strbuf *b, const struct node *list, const char *sep)
+{
+	for (const struct node *a = list; a; a = a->next) {
+		print_expr(b, a);
+		if (a->next)
+			sb_puts(b, sep);
+	}
+}
+
+static void print_members(struct strbuf *b, const struct node *list)
+{
+	for (const struct node *m = list; m; m = m->next) {
+		if (m->name) {
+			sb_printf(b, "->%s", m->name);
+		} else {
+			sb_putc(b, '[');
+			print_expr(b, m->lhs);
+			sb_putc(b, ']');
+		}
+	}
+}
+
+static void print_pretty(struct strbuf *b, const struct node *n)
+{
+	sb_puts(b, n->pretty == 2 ? "$$" : n->pretty == 1 ? "$" : "");
 }
 
 static void print_expr(struct strbuf *b, const struct node *n)
@@ -242,21 +379,93 @@ static void print_expr(struct strbuf *b, const struct node *n)
 	case N_VAR:
 		sb_puts(b, n->name);
 		break;
+	case N_STAR:
+		sb_putc(b, '*');
+		break;
+	case N_INDEX:
+		if (n->lhs)
+			print_expr(b, n->lhs);
+		else
+			sb_puts(b, n->name);
+		sb_putc(b, '[');
+		print_list(b, n->list, ", ");
+		sb_putc(b, ']');
+		break;
+	case N_IN:
+		sb_putc(b, '[');
+		print_list(b, n->list, ", ");
+		sb_printf(b, "] in %s", n->name);
+		break;
+	case N_STAT:
+		sb_printf(b, "%s(", ast_agg_name(n->agg));
+		print_expr(b, n->lhs);
+		if (n->rhs) {
+			sb_puts(b, ", ");
+			print_expr(b, n->rhs);
+		}
+		sb_putc(b, ')');
+		break;
+	case N_HIST:
+		sb_printf(b, "%s(", ast_agg_name(n->agg));
+		print_expr(b, n->lhs);
+		if (n->list) {
+			sb_puts(b, ", ");
+			print_list(b, n->list, ", ");
+		}
+		sb_putc(b, ')');
+		break;
 	case N_TARGET:
+		if (n->addr_of)
+			sb_putc(b, '&');
 		sb_printf(b, "$%s", n->name);
+		print_members(b, n->list);
+		print_pretty(b, n);
+		break;
+	case N_CAST:
+	case N_ATVAR:
+		if (n->addr_of)
+			sb_putc(b, '&');
+		sb_puts(b, n->kind == N_CAST ? "@cast(" : "@var(");
+		if (n->kind == N_CAST) {
+			print_expr(b, n->lhs);
+			sb_puts(b, ", ");
+		}
+		ast_quote_string(b, n->str, strlen(n->str));
+		if (n->rhs) {
+			sb_puts(b, ", ");
+			print_expr(b, n->rhs);
+		}
+		sb_putc(b, ')');
+		print_members(b, n->list);
+		print_pretty(b, n);
+		break;
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+		sb_puts(b, n->kind == N_ENTRY ? "@entry(" : n->kind == N_DEFINED ? "@defined(" :
+										   "@probewrite(");
+		print_expr(b, n->lhs);
+		sb_putc(b, ')');
+		break;
+	case N_CONST:
+		sb_puts(b, "@const(");
+		ast_quote_string(b, n->str, strlen(n->str));
+		sb_putc(b, ')');
+		break;
+	case N_EMBEDDED:
+		sb_printf(b, "%%{%s%%}", n->str);
 		break;
 	case N_CALL:
 		sb_printf(b, "%s(", n->name);
-		for (const struct node *a = n->list; a; a = a->next) {
-			print_expr(b, a);
-			if (a->next)
-				sb_puts(b, ", ");
-		}
+		print_list(b, n->list, ", ");
 		sb_putc(b, ')');
 		break;
 	case N_ASSIGN:
 		print_expr(b, n->lhs);
-		sb_printf(b, " %s%s ", n->op == OP_ASSIGN ? "" : ast_op_name(n->op), "=");
+		if (n->op == OP_AGG)
+			sb_puts(b, " <<< ");
+		else
+			sb_printf(b, " %s= ", n->op == OP_ASSIGN ? "" : ast_op_name(n->op));
 		print_expr(b, n->rhs);
 		break;
 	case N_BINARY:
@@ -266,12 +475,12 @@ static void print_expr(struct strbuf *b, const struct node *n)
 		break;
 	case N_UNARY:
 		sb_puts(b, ast_op_name(n->op));
-		print_operand(b, n->lhs, 11);
+		print_operand(b, n->lhs, PREC_UNARY);
 		break;
 	case N_INCDEC:
 		if (!n->postfix)
 			sb_puts(b, ast_op_name(n->op));
-		print_operand(b, n->lhs, 11);
+		print_operand(b, n->lhs, PREC_UNARY);
 		if (n->postfix)
 			sb_puts(b, ast_op_name(n->op));
 		break;
@@ -282,7 +491,11 @@ static void print_expr(struct strbuf *b, const struct node *n)
 		sb_puts(b, " : ");
 		print_operand(b, n->els, 0);
 		break;
+	case N_MEMBER:
+		print_members(b, n);
+		break;
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
@@ -293,6 +506,9 @@ static void print_expr(struct strbuf *b, const struct node *n)
 	case N_IF:
 	case N_WHILE:
 	case N_FOR:
+	case N_FOREACH:
+	case N_DELETE:
+	case N_TRY:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_NEXT:
@@ -314,6 +530,10 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth);
 
 static void print_block(struct strbuf *b, const struct node *n, int depth)
 {
+	if (n->kind == N_EMBEDDED) {
+		print_expr(b, n);
+		return;
+	}
 	sb_puts(b, "{\n");
 	for (const struct node *s = n->list; s; s = s->next)
 		if (s->kind != N_EMPTY)
@@ -333,6 +553,35 @@ static void print_sub(struct strbuf *b, const struct node *n, int depth)
 		sb_putc(b, '\n');
 		print_stmt(b, n, depth + 1);
 	}
+}
+
+static const char *sort_text(int sort)
+{
+	return sort > 0 ? "+" : sort < 0 ? "-" : "";
+}
+
+static void print_foreach(struct strbuf *b, const struct node *n)
+{
+	sb_puts(b, "foreach (");
+	if (n->then)
+		sb_printf(b, "%s%s = ", n->then->name, sort_text(n->then->sort));
+	bool bracket = n->then || ast_list_len(n->list) != 1;
+	if (bracket)
+		sb_putc(b, '[');
+	for (const struct node *k = n->list; k; k = k->next)
+		sb_printf(b, "%s%s%s", k->name, sort_text(k->sort), k->next ? ", " : "");
+	if (bracket)
+		sb_putc(b, ']');
+	sb_puts(b, " in ");
+	print_expr(b, n->lhs);
+	if (n->agg != AGG_NONE)
+		sb_printf(b, " %s", ast_agg_name(n->agg));
+	sb_puts(b, sort_text(n->sort));
+	if (n->step) {
+		sb_puts(b, " limit ");
+		print_expr(b, n->step);
+	}
+	sb_putc(b, ')');
 }
 
 static void print_stmt(struct strbuf *b, const struct node *n, int depth)
@@ -377,7 +626,25 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 		sb_putc(b, ')');
 		print_sub(b, n->body, depth);
 		return;
+	case N_FOREACH:
+		print_foreach(b, n);
+		print_sub(b, n->body, depth);
+		return;
+	case N_TRY:
+		sb_puts(b, "try ");
+		print_block(b, n->body, depth);
+		sb_puts(b, " catch ");
+		if (n->then)
+			sb_printf(b, "(%s) ", n->then->name);
+		print_block(b, n->els, depth);
+		sb_putc(b, '\n');
+		return;
 	/* Simple statements end with ';': "x = 1; -y" must not print as "x = 1 -y". */
+	case N_DELETE:
+		sb_puts(b, "delete ");
+		print_expr(b, n->lhs);
+		sb_putc(b, ';');
+		break;
 	case N_BREAK:
 		sb_puts(b, "break;");
 		break;
@@ -399,15 +666,29 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 		sb_puts(b, ";");
 		break;
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
 	case N_FUNCTION:
 	case N_PARAM:
+	case N_EMBEDDED:
 	case N_NUM:
 	case N_STR:
 	case N_VAR:
+	case N_INDEX:
+	case N_IN:
+	case N_STAR:
+	case N_STAT:
+	case N_HIST:
 	case N_TARGET:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_CALL:
 	case N_ASSIGN:
 	case N_BINARY:
@@ -435,6 +716,13 @@ static void print_probe_point(struct strbuf *b, const struct node *pp)
 	}
 	if (pp->optional)
 		sb_putc(b, '?');
+	if (pp->sufficient)
+		sb_putc(b, '!');
+	if (pp->cond) {
+		sb_puts(b, " if (");
+		print_expr(b, pp->cond);
+		sb_putc(b, ')');
+	}
 }
 
 char *ast_probe_point_text(const struct node *pp)
@@ -445,6 +733,21 @@ char *ast_probe_point_text(const struct node *pp)
 	return sb_detach(&b);
 }
 
+static void print_points(struct strbuf *b, const struct node *list)
+{
+	for (const struct node *pp = list; pp; pp = pp->next) {
+		print_probe_point(b, pp);
+		if (pp->next)
+			sb_puts(b, ", ");
+	}
+}
+
+static void print_type(struct strbuf *b, enum type t)
+{
+	if (t != T_UNKNOWN)
+		sb_printf(b, ":%s", ast_type_name(t));
+}
+
 void ast_print_decl(FILE *f, const struct node *d)
 {
 	struct strbuf b;
@@ -452,35 +755,50 @@ void ast_print_decl(FILE *f, const struct node *d)
 	switch (d->kind) {
 	case N_PROBE:
 		sb_puts(&b, "probe ");
-		for (const struct node *pp = d->list; pp; pp = pp->next) {
-			print_probe_point(&b, pp);
-			if (pp->next)
-				sb_puts(&b, ", ");
-		}
+		print_points(&b, d->list);
 		sb_putc(&b, ' ');
 		print_block(&b, d->body, 0);
 		break;
+	case N_ALIAS:
+		sb_puts(&b, "probe ");
+		print_probe_point(&b, d->then);
+		sb_puts(&b, d->body ? " = " : " += ");
+		print_points(&b, d->list);
+		sb_putc(&b, ' ');
+		print_block(&b, d->body ? d->body : d->els, 0);
+		if (d->body && d->els) {
+			sb_puts(&b, ", ");
+			print_block(&b, d->els, 0);
+		}
+		break;
 	case N_GLOBAL:
-		sb_printf(&b, "global %s", d->name);
+		sb_printf(&b, "%sglobal %s", d->is_private ? "private " : "", d->name);
+		if (d->wrap)
+			sb_putc(&b, '%');
+		if (d->is_array && d->num)
+			sb_printf(&b, "[%lld]", d->num);
+		else if (d->is_array && !d->wrap)
+			sb_puts(&b, "[]");
 		if (d->lhs) {
 			sb_puts(&b, " = ");
 			print_expr(&b, d->lhs);
 		}
 		break;
 	case N_FUNCTION:
-		sb_printf(&b, "function %s", d->name);
-		if (d->decl_type != T_UNKNOWN)
-			sb_printf(&b, ":%s", ast_type_name(d->decl_type));
+		sb_printf(&b, "%sfunction %s", d->is_private ? "private " : "", d->name);
+		print_type(&b, d->decl_type);
 		sb_putc(&b, '(');
 		for (const struct node *p = d->list; p; p = p->next) {
 			sb_puts(&b, p->name);
-			if (p->decl_type != T_UNKNOWN)
-				sb_printf(&b, ":%s", ast_type_name(p->decl_type));
+			print_type(&b, p->decl_type);
 			if (p->next)
 				sb_puts(&b, ", ");
 		}
 		sb_puts(&b, ") ");
 		print_block(&b, d->body, 0);
+		break;
+	case N_EMBEDDED:
+		print_expr(&b, d);
 		break;
 	case N_PROBE_POINT:
 	case N_PP_COMP:
@@ -490,6 +808,9 @@ void ast_print_decl(FILE *f, const struct node *d)
 	case N_IF:
 	case N_WHILE:
 	case N_FOR:
+	case N_FOREACH:
+	case N_DELETE:
+	case N_TRY:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_NEXT:
@@ -498,7 +819,19 @@ void ast_print_decl(FILE *f, const struct node *d)
 	case N_NUM:
 	case N_STR:
 	case N_VAR:
+	case N_INDEX:
+	case N_IN:
+	case N_STAR:
+	case N_STAT:
+	case N_HIST:
 	case N_TARGET:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_CALL:
 	case N_ASSIGN:
 	case N_BINARY:

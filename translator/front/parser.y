@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The script grammar: tokens to syntax tree (ast.h). Actions only build
- * nodes; every check that needs more than the rule itself happens in pass 2.
+ * The script grammar: tokens (after preproc.c) to syntax tree (ast.h).
+ * Actions only build nodes; every check that needs more than the rule
+ * itself happens in pass 2.
  *
  * Statements need no separator ("println(x) exit()"), so an expression
  * statement ends where the next token cannot continue it. Where a token
- * could do both ("x -y", "return (y)"), it continues the expression, as in
- * SystemTap: the LOWEST precedence below settles those cases explicitly.
+ * could do both ("x -y", "return (y)", "a [k] in m"), it continues the
+ * expression, as in SystemTap: the LOWEST precedence below settles those
+ * cases explicitly.
  */
 %define api.pure full
 %define api.prefix {stp_}
@@ -14,8 +16,7 @@
 %define parse.error custom
 %locations
 %expect 0
-%param {void *scanner}
-%parse-param {struct parse_state *ps}
+%param {struct parse_state *ps}
 
 %code requires {
 #include <stdbool.h>
@@ -27,27 +28,24 @@
 struct lex_state {
 	int file, line, col;
 	struct loc comment_start, str_start, region_start;
-	int region_depth;
 	struct strbuf str;
-	int braces, parens;    /* nesting so far, for error recovery */
-	bool skipping;         /* recovering: pass only tokens to resync on */
-	int skip_braces;
-	/* After an unsupported construct, the rest of its line is quiet: the
-	 * syntax errors it causes are noise. */
-	int quiet_line;
 	bool quiet_to_eof;     /* an unclosed comment or string was reported */
 };
 
-void lex_report_unsupported(struct lex_state *ls, struct loc loc, const char *what);
-bool lex_quiet_at(const struct lex_state *ls, struct loc loc);
-void lex_start_recovery(struct lex_state *ls);
-void lex_end_recovery(struct lex_state *ls);
+struct pp;
 
+/* The parser's state: the token source and the error recovery. */
 struct parse_state {
-	void *scanner;
-	struct lex_state *lex;
+	struct pp *pp;
 	struct ptrvec *decls;
+	int braces, parens;    /* nesting so far, for error recovery */
+	bool skipping;         /* recovering: pass only tokens to resync on */
+	int skip_braces;
+	int quiet_line;        /* after an unsupported construct, its line is quiet */
+	int quiet_file;
 };
+
+void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char *what);
 
 #define YYLLOC_DEFAULT(cur, rhs, n) \
 	do { (cur) = (n) ? YYRHSLOC(rhs, 1) : YYRHSLOC(rhs, 0); } while (0)
@@ -57,9 +55,13 @@ struct parse_state {
 #include <string.h>
 
 #include "front/diag.h"
+#include "front/preproc.h"
 
-int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, void *scanner);
-static void stp_error(struct loc *loc, void *scanner, struct parse_state *ps, const char *msg);
+int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps);
+static void stp_error(struct loc *loc, struct parse_state *ps, const char *msg);
+static void lex_start_recovery(struct parse_state *ps);
+static void lex_end_recovery(struct parse_state *ps);
+static bool lex_quiet_at(const struct parse_state *ps, struct loc loc);
 
 static struct node *mk(enum node_kind kind, struct loc loc)
 {
@@ -109,6 +111,24 @@ static struct node *mk_assign(enum op op, struct loc loc, struct node *l, struct
 	return deep_check(n, l, r);
 }
 
+static struct node *mk_str(struct loc loc, char *s, size_t len)
+{
+	struct node *n = ast_new(N_STR, loc);
+	n->str = s;
+	n->str_len = len;
+	return n;
+}
+
+/* Adjacent string literals are one ("a" "b" is "ab"), as in C. */
+static struct node *glue(struct node *a, char *s, size_t len)
+{
+	a->str = xrealloc(a->str, a->str_len + len + 1);
+	memcpy(a->str + a->str_len, s, len + 1);
+	a->str_len += len;
+	free(s);
+	return a;
+}
+
 static enum type type_named(const char *name, struct loc loc)
 {
 	if (!strcmp(name, "long"))
@@ -119,6 +139,31 @@ static enum type type_named(const char *name, struct loc loc)
 	diag_hint("the types are 'long' and 'string'");
 	return T_UNKNOWN;
 }
+
+/* A probe point component's name from pieces ("sys", "*") written together. */
+static char *join(char *a, char *b)
+{
+	char *s = xasprintf("%s%s", a, b);
+	free(a);
+	free(b);
+	return s;
+}
+
+static struct node *mk_foreach_key(struct loc loc, char *name, int sort)
+{
+	struct node *n = ast_new(N_VAR, loc);
+	n->name = name;
+	n->sort = sort;
+	return n;
+}
+
+/* An expression that names a target variable or a cast, with its members. */
+static struct node *with_members(struct node *n, struct node *members, int pretty)
+{
+	n->list = members;
+	n->pretty = pretty;
+	return n;
+}
 }
 
 %union {
@@ -126,44 +171,65 @@ static enum type type_named(const char *name, struct loc loc)
 	char *id;
 	long long num;
 	struct { char *s; size_t len; } str;
+	struct { char *name; int pretty; } target;
 	enum op op;
+	enum agg agg;
 	enum type type;
+	int flags;
 }
 
-%token PROBE "'probe'" GLOBAL "'global'" FUNCTION "'function'"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" FOR "'for'"
+%token PROBE "'probe'" GLOBAL "'global'" FUNCTION "'function'" PRIVATE "'private'"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" FOR "'for'" FOREACH "'foreach'" IN "'in'"
 %token BREAK "'break'" CONTINUE "'continue'" NEXT "'next'" RETURN "'return'"
+%token DELETE "'delete'" TRY "'try'" CATCH "'catch'"
 %token <id> IDENT "identifier"
-%token <id> TARGET_VAR "target variable"
+%token <target> TARGET_VAR "target variable"
 %token <num> NUMBER "number"
 %token <str> STRING "string"
-%token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" SHL "'<<'" SHR "'>>'"
-%token AND "'&&'" OR "'||'" INC "'++'" DEC "'--'"
+%token <str> EMBEDDED_C "embedded C"
+%token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" SHL "'<<'" SHR "'>>'" USHR "'>>>'"
+%token AND "'&&'" OR "'||'" INC "'++'" DEC "'--'" ARROW "'->'" AGG "'<<<'"
 %token MATCH "'=~'" NOMATCH "'!~'"
+%token PRETTY1 "'$'" PRETTY2 "'$$'"
 %token <op> OP_ASSIGN_TOK "compound assignment"
+%token <agg> STAT_OP "statistic (@count, @sum, ...)" HIST_OP "histogram (@hist_linear, @hist_log)"
+%token AT_ENTRY "'@entry'" AT_DEFINED "'@defined'" AT_CONST "'@const'" AT_CAST "'@cast'"
+%token AT_VAR "'@var'" AT_PROBEWRITE "'@probewrite'"
 %token UNSUPPORTED "unsupported construct"
+/* Consumed by preproc.c: the grammar never sees them. */
+%token PP_OPEN "'%('" PP_THEN "'%?'" PP_ELSE "'%:'" PP_CLOSE "'%)'"
+%token <id> AT_ID "'@name'"
+%token <num> ARG_NUM "'$N'" ARG_STR "'@N'"
+%token ARG_COUNT "'$#'" ARG_COUNT_STR "'@#'"
 
-%type <node> decl probe_points probe_point pp_comps pp_comp pp_arg literal
-%type <node> globals global params param_list param block stmts stmt
-%type <node> opt_expr expr primary args arg_list
-%type <id> pp_name
+%type <node> decl alias probe_points probe_point pp_comps pp_comp pp_arg literal
+%type <node> globals global params param_list param fbody block stmts stmt
+%type <node> opt_expr expr primary args arg_list keys key string_lit
+%type <node> foreach_keys foreach_key_list foreach_key foreach_source opt_limit
+%type <node> members target opt_module stat_operand opt_hist_args
+%type <id> pp_name pp_piece
 %type <type> opt_type
+%type <num> opt_sort
+%type <flags> pp_flags opt_pretty
+%type <agg> opt_agg
 
 /* Lowest first. LOWEST marks rules that give way to a continuing token. */
 %precedence LOWEST
-%precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED '(' '!' '~' ';'
+%precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED EMBEDDED_C STAT_OP HIST_OP
+%precedence AT_ENTRY AT_DEFINED AT_CONST AT_CAST AT_VAR AT_PROBEWRITE '(' '[' '!' '~' ';'
 %precedence THEN
 %precedence ELSE
-%right '=' OP_ASSIGN_TOK
+%right '=' OP_ASSIGN_TOK AGG
 %right '?' ':'
 %left OR
 %left AND
 %left '|'
 %left '^'
 %left '&'
+%precedence IN
 /* All comparisons share one level, as in SystemTap (not C). */
 %left EQ NE '<' '>' LE GE MATCH NOMATCH
-%left SHL SHR
+%left SHL SHR USHR
 %left '.'
 %left '+' '-'
 %left '*' '/' '%'
@@ -172,47 +238,79 @@ static enum type type_named(const char *name, struct loc loc)
 
 %%
 
-/* file -> { decl } */
+/* file -> { decl | globals | embedded-C } */
 file
 	: %empty
 	| file decl	{ if ($2) pv_push(ps->decls, $2); }
 	| file globals	{ for (struct node *g = $2, *next; g; g = next) {
-				next = g->next; g->next = NULL; pv_push(ps->decls, g); } }
+				next = g->next; g->next = NULL; g->tail = NULL; pv_push(ps->decls, g); } }
+	| file EMBEDDED_C
+		{ struct node *e = mk(N_EMBEDDED, @2); e->str = $2.s; e->str_len = $2.len;
+		  pv_push(ps->decls, e); }
 	| file ';'
-	| file error		{ lex_end_recovery(ps->lex); }
-	| file UNSUPPORTED	/* %{ ... %} or %( ... %): reported by the lexer */
+	| file error		{ lex_end_recovery(ps); }
+	| file UNSUPPORTED	/* reported by the preprocessor */
 	;
 
 /* decl -> PROBE probe_point { ',' probe_point } block
- *       | FUNCTION name [':' type] '(' params ')' block */
+ *       | alias
+ *       | [PRIVATE] FUNCTION name [':' type] '(' params ')' (block | embedded-C) */
 decl
 	: PROBE probe_points block
 		{ $$ = mk(N_PROBE, @1); $$->list = $2; $$->body = $3; }
-	| FUNCTION IDENT opt_type '(' params ')' block
+	| alias
+	| FUNCTION IDENT opt_type '(' params ')' fbody
 		{ $$ = mk(N_FUNCTION, @2); $$->name = $2; $$->decl_type = $3;
 		  $$->list = $5; $$->body = $7; }
-	| FUNCTION IDENT opt_type '(' params ')' UNSUPPORTED
-		{ $$ = NULL; free($2); }
-	| PROBE error block	{ $$ = NULL; lex_end_recovery(ps->lex); }
-	| FUNCTION error block	{ $$ = NULL; lex_end_recovery(ps->lex); }
+	| PRIVATE FUNCTION IDENT opt_type '(' params ')' fbody
+		{ $$ = mk(N_FUNCTION, @3); $$->name = $3; $$->decl_type = $4;
+		  $$->list = $6; $$->body = $8; $$->is_private = true; }
+	| PROBE error block	{ $$ = NULL; lex_end_recovery(ps); }
+	| FUNCTION error block	{ $$ = NULL; lex_end_recovery(ps); }
 	;
 
-/* globals -> GLOBAL global { ',' global } */
+/* alias -> PROBE name '=' probe_points block [',' block]
+ *        | PROBE name '+=' probe_points block */
+alias
+	: PROBE probe_point '=' probe_points block
+		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->body = $5; }
+	| PROBE probe_point '=' probe_points block ',' block
+		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->body = $5; $$->els = $7; }
+	| PROBE probe_point OP_ASSIGN_TOK probe_points block
+		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->els = $5;
+		  if ($3 != OP_ADD) {
+			diag_error(@3, D_SYNTAX, "an alias is defined with '=' or '+=', not '%s='",
+				   ast_op_name($3));
+		  } }
+	;
+
+fbody
+	: block
+	| EMBEDDED_C	{ $$ = mk(N_EMBEDDED, @1); $$->str = $1.s; $$->str_len = $1.len; }
+	;
+
+/* globals -> [PRIVATE] GLOBAL global { ',' global } | PRIVATE global { ',' global } */
 globals
 	: GLOBAL global			{ $$ = $2; }
-	| globals ',' global		{ $$ = ast_append($1, $3); }
+	| PRIVATE GLOBAL global		{ $$ = $3; $$->is_private = true; }
+	| PRIVATE global		{ $$ = $2; $$->is_private = true; }
+	| globals ',' global		{ $$ = ast_append($1, $3); $3->is_private = $1->is_private; }
 	;
 
-/* global -> name [ '=' literal ] */
+/* global -> name [ '%' ] [ '[' [size] ']' ] [ '=' literal ] */
 global
 	: IDENT			{ $$ = mk(N_GLOBAL, @1); $$->name = $1; }
 	| IDENT '=' literal	{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->lhs = $3; }
-	| IDENT '[' ']'
-		{ lex_report_unsupported(ps->lex, @2, "arrays");
-		  $$ = mk(N_GLOBAL, @1); $$->name = $1; }
+	| IDENT '[' ']'		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; }
 	| IDENT '[' NUMBER ']'
-		{ lex_report_unsupported(ps->lex, @2, "arrays");
-		  $$ = mk(N_GLOBAL, @1); $$->name = $1; }
+		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->num = $3;
+		  if ($3 <= 0) diag_error(@3, D_BAD_NUMBER, "an array size must be positive"); }
+	| IDENT '%'		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true; }
+	| IDENT '%' '[' ']'	{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true; }
+	| IDENT '%' '[' NUMBER ']'
+		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true;
+		  $$->num = $4;
+		  if ($4 <= 0) diag_error(@4, D_BAD_NUMBER, "an array size must be positive"); }
 	;
 
 opt_type
@@ -234,15 +332,25 @@ param
 	: IDENT opt_type	{ $$ = mk(N_PARAM, @1); $$->name = $1; $$->decl_type = $2; }
 	;
 
-/* probe_point -> component { '.' component } [ '?' ] */
 probe_points
 	: probe_point
 	| probe_points ',' probe_point	{ $$ = ast_append($1, $3); }
 	;
 
+/* probe_point -> component { '.' component } { '?' | '!' } [ IF '(' expr ')' ] */
 probe_point
-	: pp_comps		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1; }
-	| pp_comps '?'		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1; $$->optional = true; }
+	: pp_comps pp_flags
+		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1;
+		  $$->optional = $2 & 1; $$->sufficient = ($2 & 2) != 0; }
+	| pp_comps pp_flags IF '(' expr ')'
+		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1;
+		  $$->optional = $2 & 1; $$->sufficient = ($2 & 2) != 0; $$->cond = $5; }
+	;
+
+pp_flags
+	: %empty		{ $$ = 0; }
+	| pp_flags '?'		{ $$ = $1 | 1; }
+	| pp_flags '!'		{ $$ = $1 | 2; }
 	;
 
 pp_comps
@@ -261,27 +369,40 @@ pp_arg
 	: literal
 	;
 
-/* Keywords are fine as probe point names: kernel.function("f").return */
+/* A name may be written in pieces with wildcards: sys_*, *_read, * */
 pp_name
+	: pp_piece
+	| pp_name pp_piece	{ $$ = join($1, $2); }
+	;
+
+/* Keywords are fine as probe point names: kernel.function("f").return */
+pp_piece
 	: IDENT
 	| FUNCTION		{ $$ = xstrdup("function"); }
 	| RETURN		{ $$ = xstrdup("return"); }
 	| NEXT			{ $$ = xstrdup("next"); }
 	| GLOBAL		{ $$ = xstrdup("global"); }
+	| DELETE		{ $$ = xstrdup("delete"); }
+	| IN			{ $$ = xstrdup("in"); }
 	| '*'			{ $$ = xstrdup("*"); }
 	;
 
 literal
 	: NUMBER		{ $$ = mk(N_NUM, @1); $$->num = $1; }
 	| '-' NUMBER		{ $$ = mk(N_NUM, @1); $$->num = (long long)(0ULL - (unsigned long long)$2); }
-	| STRING		{ $$ = mk(N_STR, @1); $$->str = $1.s; $$->str_len = $1.len; }
+	| string_lit
+	;
+
+string_lit
+	: STRING		{ $$ = mk_str(@1, $1.s, $1.len); }
+	| string_lit STRING	{ $$ = glue($1, $2.s, $2.len); }
 	;
 
 /* block -> '{' { stmt } '}' */
 block
 	: '{' stmts '}'		{ $$ = mk(N_BLOCK, @1); $$->list = $2; }
 	| '{' stmts error '}'
-		{ $$ = mk(N_BLOCK, @1); $$->list = $2; lex_end_recovery(ps->lex); yyerrok; }
+		{ $$ = mk(N_BLOCK, @1); $$->list = $2; lex_end_recovery(ps); yyerrok; }
 	;
 
 stmts
@@ -307,6 +428,19 @@ stmt
 		{ $$ = mk(N_FOR, @1);
 		  if ($3) { $$->init = mk(N_EXPR_STMT, @3); $$->init->lhs = $3; }
 		  $$->cond = $5; $$->step = $7; $$->body = $9; }
+	/* foreach -> FOREACH '(' [value '='] keys IN source [LIMIT expr] ')' stmt */
+	| FOREACH '(' foreach_keys IN foreach_source opt_limit ')' stmt
+		{ $$ = $3; $$->loc = @1; $$->lhs = $5; $$->step = $6; $$->body = $8;
+		  if ($5->kind != N_HIST) {
+			$$->sort = $5->sort; $$->agg = $5->agg; $5->sort = 0; $5->agg = AGG_NONE;
+		  } }
+	/* delete -> DELETE (array | array '[' keys ']' | scalar) */
+	| DELETE expr opt_semi	{ $$ = mk(N_DELETE, @1); $$->lhs = $2; }
+	/* try -> TRY block CATCH [ '(' name ')' ] block */
+	| TRY block CATCH block	{ $$ = mk(N_TRY, @1); $$->body = $2; $$->els = $4; }
+	| TRY block CATCH '(' IDENT ')' block
+		{ $$ = mk(N_TRY, @1); $$->body = $2; $$->els = $7;
+		  $$->then = mk(N_VAR, @5); $$->then->name = $5; }
 	/* A ';' after a simple statement belongs to it, so "if (c) x = 1; else ..." parses. */
 	| BREAK opt_semi	{ $$ = mk(N_BREAK, @1); }
 	| CONTINUE opt_semi	{ $$ = mk(N_CONTINUE, @1); }
@@ -314,13 +448,62 @@ stmt
 	| RETURN opt_semi	{ $$ = mk(N_RETURN, @1); }
 	| RETURN expr %prec LOWEST	{ $$ = mk(N_RETURN, @1); $$->lhs = $2; }
 	| RETURN expr ';'	{ $$ = mk(N_RETURN, @1); $$->lhs = $2; }
-	| error ';'		{ $$ = mk(N_EMPTY, @1); lex_end_recovery(ps->lex); yyerrok; }
+	| error ';'		{ $$ = mk(N_EMPTY, @1); lex_end_recovery(ps); yyerrok; }
 	;
 
 opt_semi
 	: %empty %prec LOWEST
 	| ';'
 	;
+
+/* keys -> [value [sort] '='] (key [sort] | '[' key [sort] { ',' key [sort] } ']') */
+foreach_keys
+	: foreach_key			{ $$ = mk(N_FOREACH, @1); $$->list = $1; }
+	| '[' foreach_key_list ']'	{ $$ = mk(N_FOREACH, @1); $$->list = $2; }
+	| IDENT opt_sort '=' foreach_key
+		{ $$ = mk(N_FOREACH, @1); $$->then = mk_foreach_key(@1, $1, (int)$2); $$->list = $4; }
+	| IDENT opt_sort '=' '[' foreach_key_list ']'
+		{ $$ = mk(N_FOREACH, @1); $$->then = mk_foreach_key(@1, $1, (int)$2); $$->list = $5; }
+	;
+
+foreach_key_list
+	: foreach_key
+	| foreach_key_list ',' foreach_key	{ $$ = ast_append($1, $3); }
+	;
+
+foreach_key
+	: IDENT opt_sort	{ $$ = mk_foreach_key(@1, $1, (int)$2); }
+	;
+
+opt_sort
+	: %empty		{ $$ = 0; }
+	| '+'			{ $$ = 1; }
+	| '-'			{ $$ = -1; }
+	;
+
+/* source -> array ['[' keys ']'] [statistic] [sort] | histogram */
+foreach_source
+	: IDENT opt_agg opt_sort
+		{ $$ = mk(N_VAR, @1); $$->name = $1; $$->agg = $2; $$->sort = (int)$3; }
+	| IDENT '[' keys ']' opt_agg opt_sort
+		{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; $$->agg = $5; $$->sort = (int)$6; }
+	| HIST_OP '(' stat_operand opt_hist_args ')'
+		{ $$ = mk(N_HIST, @1); $$->agg = $1; $$->lhs = $3; $$->list = $4; }
+	;
+
+opt_agg
+	: %empty		{ $$ = AGG_NONE; }
+	| STAT_OP		{ $$ = $1; }
+	;
+
+/* limit -> 'limit' expr ('limit' is not a keyword) */
+opt_limit
+	: %empty		{ $$ = NULL; }
+	| IDENT expr
+		{ $$ = $2;
+		  if (strcmp($1, "limit"))
+			diag_error(@1, D_SYNTAX, "expected 'limit' or ')' before '%s'", $1);
+		  free($1); }
 	;
 
 opt_expr
@@ -331,6 +514,7 @@ opt_expr
 expr
 	: expr '=' expr			{ $$ = mk_assign(OP_ASSIGN, @2, $1, $3); }
 	| expr OP_ASSIGN_TOK expr	{ $$ = mk_assign($2, @2, $1, $3); }
+	| expr AGG expr			{ $$ = mk_assign(OP_AGG, @2, $1, $3); }
 	| expr '?' expr ':' expr
 		{ $$ = mk(N_TERNARY, @2); $$->cond = $1; $$->then = $3; $$->els = $5;
 		  deep_check(deep_check($$, $1, $3), $$, $5); }
@@ -339,6 +523,8 @@ expr
 	| expr '|' expr		{ $$ = mk_binary(OP_BITOR, @2, $1, $3); }
 	| expr '^' expr		{ $$ = mk_binary(OP_BITXOR, @2, $1, $3); }
 	| expr '&' expr		{ $$ = mk_binary(OP_BITAND, @2, $1, $3); }
+	| expr IN IDENT
+		{ $$ = mk(N_IN, @2); $$->name = $3; $$->list = $1; deep_check($$, $1, NULL); }
 	| expr EQ expr		{ $$ = mk_binary(OP_EQ, @2, $1, $3); }
 	| expr NE expr		{ $$ = mk_binary(OP_NE, @2, $1, $3); }
 	| expr '<' expr		{ $$ = mk_binary(OP_LT, @2, $1, $3); }
@@ -349,6 +535,7 @@ expr
 	| expr NOMATCH expr	{ $$ = mk_binary(OP_NOMATCH, @2, $1, $3); }
 	| expr SHL expr		{ $$ = mk_binary(OP_SHL, @2, $1, $3); }
 	| expr SHR expr		{ $$ = mk_binary(OP_SHR, @2, $1, $3); }
+	| expr USHR expr	{ $$ = mk_binary(OP_USHR, @2, $1, $3); }
 	| expr '.' expr		{ $$ = mk_binary(OP_CONCAT, @2, $1, $3); }
 	| expr '+' expr		{ $$ = mk_binary(OP_ADD, @2, $1, $3); }
 	| expr '-' expr		{ $$ = mk_binary(OP_SUB, @2, $1, $3); }
@@ -361,23 +548,94 @@ expr
 	| '~' expr %prec UNARY	{ $$ = mk_unary(N_UNARY, OP_BITNOT, @1, $2); }
 	| INC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_INC, @1, $2); }
 	| DEC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_DEC, @1, $2); }
+	| '&' target %prec UNARY	{ $$ = $2; $$->addr_of = true; $$->loc = @1; }
 	| expr INC		{ $$ = mk_unary(N_INCDEC, OP_INC, @2, $1); $$->postfix = true; }
 	| expr DEC		{ $$ = mk_unary(N_INCDEC, OP_DEC, @2, $1); $$->postfix = true; }
 	| primary
 	;
 
-/* primary -> number | string | name | name '(' args ')' | '$'name | '(' expr ')' */
+/* primary -> number | string | name | name '(' args ')' | name '[' keys ']'
+ *          | '[' keys ']' IN name | target | statistic | histogram ['[' expr ']']
+ *          | '@entry' (...) | ... | '(' expr ')' */
 primary
 	: NUMBER		{ $$ = mk(N_NUM, @1); $$->num = $1; }
-	| STRING		{ $$ = mk(N_STR, @1); $$->str = $1.s; $$->str_len = $1.len; }
+	| string_lit %prec LOWEST
 	| IDENT %prec LOWEST	{ $$ = mk(N_VAR, @1); $$->name = $1; }
 	| IDENT '(' args ')'	{ $$ = mk(N_CALL, @1); $$->name = $1; $$->list = $3; }
-	| IDENT '[' args ']'
-		{ lex_report_unsupported(ps->lex, @2, "arrays");
-		  $$ = mk(N_VAR, @1); $$->name = $1; }
-	| TARGET_VAR		{ $$ = mk(N_TARGET, @1); $$->name = $1; }
+	| IDENT '[' keys ']'	{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; }
+	| '[' keys ']' IN IDENT	{ $$ = mk(N_IN, @4); $$->name = $5; $$->list = $2; }
+	| target %prec LOWEST
+	| STAT_OP '(' stat_operand ')'
+		{ $$ = mk(N_STAT, @1); $$->agg = $1; $$->lhs = $3; }
+	| STAT_OP '(' stat_operand ',' expr ')'
+		{ $$ = mk(N_STAT, @1); $$->agg = $1; $$->lhs = $3; $$->rhs = $5; }
+	| HIST_OP '(' stat_operand opt_hist_args ')' %prec LOWEST
+		{ $$ = mk(N_HIST, @1); $$->agg = $1; $$->lhs = $3; $$->list = $4; }
+	| HIST_OP '(' stat_operand opt_hist_args ')' '[' expr ']'
+		{ struct node *h = mk(N_HIST, @1); h->agg = $1; h->lhs = $3; h->list = $4;
+		  $$ = mk(N_INDEX, @6); $$->lhs = h; $$->list = $7; }
+	| AT_ENTRY '(' expr ')'	{ $$ = mk(N_ENTRY, @1); $$->lhs = $3; }
+	| AT_DEFINED '(' expr ')'	{ $$ = mk(N_DEFINED, @1); $$->lhs = $3; }
+	| AT_PROBEWRITE '(' IDENT ')'
+		{ $$ = mk(N_PROBEWRITE, @1); $$->lhs = mk(N_VAR, @3); $$->lhs->name = $3; }
+	| AT_CONST '(' string_lit ')'	{ $$ = mk(N_CONST, @1); $$->str = $3->str; }
+	| EMBEDDED_C		{ $$ = mk(N_EMBEDDED, @1); $$->str = $1.s; $$->str_len = $1.len; }
 	| '(' expr ')'		{ $$ = $2; }
 	| UNSUPPORTED		{ $$ = mk(N_NUM, @1); }
+	;
+
+/* target -> '$'name members ['$' | '$$'] | '@cast' (...) members [...] | '@var' (...) members [...] */
+target
+	: TARGET_VAR members opt_pretty
+		{ $$ = mk(N_TARGET, @1); $$->name = $1.name;
+		  with_members($$, $2, $1.pretty ? $1.pretty : $3);
+		  if ($1.pretty && ($2 || $3))
+			diag_error(@1, D_SYNTAX, "a '$' or '$$' suffix goes after the last member"); }
+	| AT_CAST '(' expr ',' string_lit opt_module ')' members opt_pretty
+		{ $$ = mk(N_CAST, @1); $$->lhs = $3; $$->str = $5->str; $$->rhs = $6;
+		  with_members($$, $8, $9); }
+	| AT_VAR '(' string_lit opt_module ')' members opt_pretty
+		{ $$ = mk(N_ATVAR, @1); $$->str = $3->str; $$->rhs = $4; with_members($$, $6, $7); }
+	;
+
+members
+	: %empty %prec LOWEST	{ $$ = NULL; }
+	| members ARROW IDENT
+		{ struct node *m = mk(N_MEMBER, @3); m->name = $3; $$ = ast_append($1, m); }
+	| members '[' expr ']'
+		{ struct node *m = mk(N_MEMBER, @2); m->lhs = $3; $$ = ast_append($1, m); }
+	;
+
+opt_pretty
+	: %empty %prec LOWEST	{ $$ = 0; }
+	| PRETTY1		{ $$ = 1; }
+	| PRETTY2		{ $$ = 2; }
+	;
+
+opt_module
+	: %empty		{ $$ = NULL; }
+	| ',' string_lit	{ $$ = $2; }
+	;
+
+stat_operand
+	: IDENT			{ $$ = mk(N_VAR, @1); $$->name = $1; }
+	| IDENT '[' keys ']'	{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; }
+	;
+
+opt_hist_args
+	: %empty		{ $$ = NULL; }
+	| ',' arg_list		{ $$ = $2; }
+	;
+
+keys
+	: key
+	| keys ',' key		{ $$ = ast_append($1, $3); }
+	;
+
+/* A key may be '*' in slices: delete m[*, 2], foreach (... in m[*, "x"]). */
+key
+	: expr
+	| '*'			{ $$ = mk(N_STAR, @1); }
 	;
 
 args
@@ -415,11 +673,10 @@ static bool has_char_token(const yysymbol_kind_t *toks, int n, const char *spell
  * that is missing, "an expression" when an operand is missing, and the
  * '}' of a block that runs into the next declaration.
  */
-static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct parse_state *ps)
+static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_state *ps)
 {
-	(void)scanner;
-	lex_start_recovery(ps->lex);
-	if (lex_quiet_at(ps->lex, *yypcontext_location(ctx)))
+	lex_start_recovery(ps);
+	if (lex_quiet_at(ps, *yypcontext_location(ctx)))
 		return 0;
 	yysymbol_kind_t toks[YYNTOKENS];
 	int n = yypcontext_expected_tokens(ctx, toks, YYNTOKENS);
@@ -464,12 +721,90 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	return 0;
 }
 
-static void stp_error(struct loc *loc, void *scanner, struct parse_state *ps, const char *msg)
+static void stp_error(struct loc *loc, struct parse_state *ps, const char *msg)
 {
-	(void)scanner;
 	(void)ps;
 	if (!strcmp(msg, "memory exhausted"))
 		diag_error(*loc, D_TOO_DEEP, "the script nests too deeply for the parser");
 	else
 		diag_error(*loc, D_SYNTAX, "%s", msg);
+}
+
+void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char *what)
+{
+	/* One unsupported construct is one problem: the rest of its line is
+	 * quiet, syntax errors included. */
+	if (ps->quiet_line != loc.line || ps->quiet_file != loc.file)
+		diag_error(loc, D_UNSUPPORTED, "Tapline does not support %s yet", what);
+	ps->quiet_line = loc.line;
+	ps->quiet_file = loc.file;
+}
+
+static bool lex_quiet_at(const struct parse_state *ps, struct loc loc)
+{
+	return ps->quiet_line == loc.line && ps->quiet_file == loc.file;
+}
+
+static void lex_start_recovery(struct parse_state *ps)
+{
+	ps->skipping = true;
+	ps->skip_braces = ps->braces;
+}
+
+static void lex_end_recovery(struct parse_state *ps)
+{
+	ps->skipping = false;
+}
+
+/*
+ * While the parser recovers from a syntax error, hand it only the tokens it
+ * can resynchronise on: the '}' that closes the block the error was in, a
+ * ';' at that block's level outside parentheses, or a keyword that starts
+ * a declaration at the top level. Skipping whole nested blocks this way
+ * keeps one mistake from being reported as several.
+ */
+int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps)
+{
+	for (;;) {
+		int t = pp_lex(ps->pp, lval, lloc);
+		if (t == '{')
+			ps->braces++;
+		else if (t == '}')
+			ps->braces--;
+		else if (t == '(')
+			ps->parens++;
+		else if (t == ')' && ps->parens > 0)
+			ps->parens--;
+		if (!ps->skipping || t == 0)
+			return t;
+		if (t == '}' && ps->braces < ps->skip_braces)
+			return t;
+		if (t == ';' && ps->braces == ps->skip_braces && ps->parens == 0)
+			return t;
+		if ((t == PROBE || t == FUNCTION || t == GLOBAL || t == PRIVATE) && ps->braces <= 0) {
+			ps->braces = 0;
+			return t;
+		}
+	}
+}
+
+int parse_file(int file, struct pp_env *env, struct ptrvec *decls)
+{
+	int before = diag_errors();
+	struct parse_state ps = { .pp = pp_open(file, env, false), .decls = decls };
+	stp_parse(&ps);
+	pp_close(ps.pp);
+	return diag_errors() - before;
+}
+
+int parse_macro_file(int file, struct pp_env *env)
+{
+	int before = diag_errors();
+	struct pp *pp = pp_open(file, env, true);
+	STP_STYPE val;
+	struct loc loc;
+	while (pp_lex(pp, &val, &loc) != 0)
+		;
+	pp_close(pp);
+	return diag_errors() - before;
 }

@@ -18,7 +18,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void collect(const char *dir, struct ptrvec *paths)
+static void collect(const char *dir, const char *suffix, struct ptrvec *paths)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -29,10 +29,11 @@ static void collect(const char *dir, struct ptrvec *paths)
 			continue;
 		char *path = path_join(dir, e->d_name);
 		size_t n = strlen(e->d_name);
+		size_t k = strlen(suffix);
 		if (is_dir(path)) {
-			collect(path, paths);
+			collect(path, suffix, paths);
 			free(path);
-		} else if (n > 4 && !strcmp(e->d_name + n - 4, ".stp")) {
+		} else if (n > k && !strcmp(e->d_name + n - k, suffix)) {
 			pv_push(paths, path);
 		} else {
 			free(path);
@@ -41,18 +42,35 @@ static void collect(const char *dir, struct ptrvec *paths)
 	closedir(d);
 }
 
-int tapset_load_dir(const char *dir, struct ptrvec *decls)
+/* The files under dir ending in suffix, sorted. */
+static struct ptrvec files_in(const char *dir, const char *suffix)
+{
+	struct ptrvec paths = { 0 };
+	collect(dir, suffix, &paths);
+	qsort(paths.v, paths.n, sizeof(void *), cmp_str);
+	return paths;
+}
+
+int tapset_load_dir(const char *dir, struct pp_env *env, struct ptrvec *decls)
 {
 	if (!is_dir(dir))
 		return -1;
-	struct ptrvec paths = { 0 };
-	collect(dir, &paths);
-	qsort(paths.v, paths.n, sizeof(void *), cmp_str);
+	/* Public macros first: every file may use them. */
+	struct ptrvec macros = files_in(dir, ".stpm");
+	for (size_t i = 0; i < macros.n; i++) {
+		int file = src_load(macros.v[i], true);
+		if (file < 0)
+			fatal("cannot read tapset %s", (char *)macros.v[i]);
+		parse_macro_file(file, env);
+		free(macros.v[i]);
+	}
+	pv_free(&macros);
+	struct ptrvec paths = files_in(dir, ".stp");
 	for (size_t i = 0; i < paths.n; i++) {
 		int file = src_load(paths.v[i], true);
 		if (file < 0)
 			fatal("cannot read tapset %s", (char *)paths.v[i]);
-		parse_file(file, decls);
+		parse_file(file, env, decls);
 		free(paths.v[i]);
 	}
 	int n = (int)paths.n;

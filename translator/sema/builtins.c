@@ -5,26 +5,9 @@
 #include <string.h>
 
 static const struct builtin builtins[] = {
-	{ B_PRINT, "print", T_VOID, 1, -1, { T_UNKNOWN }, false },
-	{ B_PRINTLN, "println", T_VOID, 0, -1, { T_UNKNOWN }, false },
-	{ B_PRINTF, "printf", T_VOID, 1, -1, { T_STRING }, false },
-	{ B_SPRINTF, "sprintf", T_STRING, 1, -1, { T_STRING }, false },
-	{ B_EXIT, "exit", T_VOID, 0, 0, { T_UNKNOWN }, false },
-	{ B_ERROR, "error", T_VOID, 1, 1, { T_STRING }, false },
-	{ B_WARN, "warn", T_VOID, 1, 1, { T_STRING }, false },
-	{ B_EXECNAME, "execname", T_STRING, 0, 0, { T_UNKNOWN }, true },
-	{ B_PID, "pid", T_LONG, 0, 0, { T_UNKNOWN }, true },
-	{ B_TID, "tid", T_LONG, 0, 0, { T_UNKNOWN }, true },
-	{ B_PPID, "ppid", T_LONG, 0, 0, { T_UNKNOWN }, true },
-	{ B_UID, "uid", T_LONG, 0, 0, { T_UNKNOWN }, true },
-	{ B_CPU, "cpu", T_LONG, 0, 0, { T_UNKNOWN }, true },
-	{ B_PROBEFUNC, "probefunc", T_STRING, 0, 0, { T_UNKNOWN }, true },
-	{ B_PP, "pp", T_STRING, 0, 0, { T_UNKNOWN }, true },
-	{ B_TARGET, "target", T_LONG, 0, 0, { T_UNKNOWN }, false },
-	{ B_GETTIMEOFDAY_NS, "gettimeofday_ns", T_LONG, 0, 0, { T_UNKNOWN }, false },
-	{ B_KTIME_NS, "local_clock_ns", T_LONG, 0, 0, { T_UNKNOWN }, false },
-	{ B_JIFFIES, "jiffies", T_LONG, 0, 0, { T_UNKNOWN }, false },
-	{ B_STRLEN, "strlen", T_LONG, 1, 1, { T_STRING }, false },
+#define X(id, name, sig, ctx) { id, name, sig, ctx },
+	BUILTINS(X)
+#undef X
 };
 
 const struct builtin *builtin_find(const char *name)
@@ -39,4 +22,57 @@ void builtin_each_name(void (*fn)(const char *, void *), void *ctx)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 		fn(builtins[i].name, ctx);
+}
+
+static enum type letter_type(char c)
+{
+	switch (c) {
+	case 'l':
+		return T_LONG;
+	case 's':
+		return T_STRING;
+	case 'v':
+		return T_VOID;
+	default:
+		return T_UNKNOWN;
+	}
+}
+
+enum type builtin_result(const struct builtin *b)
+{
+	return letter_type(b->sig[0]);
+}
+
+/* The argument letters, after "R:". */
+static const char *args_of(const struct builtin *b)
+{
+	return b->sig + 2;
+}
+
+enum type builtin_arg(const struct builtin *b, int i)
+{
+	const char *a = args_of(b);
+	size_t n = strlen(a);
+	bool more = n && a[n - 1] == '.';
+	size_t fixed = more ? n - 1 : n;
+	if ((size_t)i < fixed)
+		return letter_type(a[i]);
+	if (more)
+		/* "." alone repeats '*'; otherwise it repeats the letter before it. */
+		return fixed ? letter_type(a[fixed - 1]) : T_UNKNOWN;
+	return T_VOID;
+}
+
+int builtin_min_args(const struct builtin *b)
+{
+	const char *a = args_of(b);
+	size_t n = strlen(a);
+	return (int)(n && a[n - 1] == '.' ? n - 1 : n);
+}
+
+int builtin_max_args(const struct builtin *b)
+{
+	const char *a = args_of(b);
+	size_t n = strlen(a);
+	return n && a[n - 1] == '.' ? -1 : (int)n;
 }

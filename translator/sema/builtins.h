@@ -1,44 +1,83 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Functions the translator knows itself: output (print, printf, ...),
- * exit(), and the context functions (execname(), pid(), ...). Each maps to
- * one runtime API call in the generated C. Functions that can be written in
- * the script language live in tapsets/ instead.
+ * exit(), the context functions (execname(), pid(), ...) and the string
+ * and number library. Each maps to runtime API calls in the generated C.
+ * Functions that can be written in the script language live in tapsets/
+ * instead.
+ *
+ * A signature is written "R:ARGS": R the result ('l' long, 's' string, 'v'
+ * nothing), ARGS one letter per argument ('l', 's', '*' any value, a
+ * histogram too where printing takes one), and a final '.' for any number
+ * more like the letter before it ("v:*." is one or more of anything).
  */
 #ifndef TAPLINE_BUILTINS_H
 #define TAPLINE_BUILTINS_H
 
 #include "front/ast.h"
 
+#define BUILTINS(X)                                                                         \
+	/* output */                                                                        \
+	X(B_PRINT, "print", "v:*.", false)                                                  \
+	X(B_PRINTLN, "println", "v:.", false)                                               \
+	X(B_PRINTD, "printd", "v:s*.", false)                                               \
+	X(B_PRINTDLN, "printdln", "v:s*.", false)                                           \
+	X(B_PRINTF, "printf", "v:s.", false)                                                \
+	X(B_SPRINT, "sprint", "s:*.", false)                                                \
+	X(B_SPRINTLN, "sprintln", "s:.", false)                                             \
+	X(B_SPRINTD, "sprintd", "s:s*.", false)                                             \
+	X(B_SPRINTDLN, "sprintdln", "s:s*.", false)                                         \
+	X(B_SPRINTF, "sprintf", "s:s.", false)                                              \
+	/* control */                                                                       \
+	X(B_EXIT, "exit", "v:", false)                                                      \
+	X(B_ERROR, "error", "v:s", false)                                                   \
+	X(B_WARN, "warn", "v:s", false)                                                     \
+	/* context */                                                                       \
+	X(B_EXECNAME, "execname", "s:", true)                                               \
+	X(B_PID, "pid", "l:", true)                                                         \
+	X(B_TID, "tid", "l:", true)                                                         \
+	X(B_PPID, "ppid", "l:", true)                                                       \
+	X(B_UID, "uid", "l:", true)                                                         \
+	X(B_CPU, "cpu", "l:", true)                                                         \
+	X(B_PROBEFUNC, "probefunc", "s:", true)                                             \
+	X(B_PP, "pp", "s:", true)                                                           \
+	X(B_TARGET, "target", "l:", false)                                                  \
+	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false)                                \
+	X(B_KTIME_NS, "local_clock_ns", "l:", false)                                        \
+	X(B_JIFFIES, "jiffies", "l:", false)                                                \
+	/* strings */                                                                       \
+	X(B_STRLEN, "strlen", "l:s", false)                                                 \
+	X(B_SUBSTR, "substr", "s:sll", false)                                               \
+	X(B_ISINSTR, "isinstr", "l:ss", false)                                              \
+	X(B_STRPOS, "strpos", "l:ss", false)                                                \
+	X(B_TOKENIZE, "tokenize", "s:ss", false)                                            \
+	X(B_STR_REPLACE, "str_replace", "s:sss", false)                                     \
+	X(B_TEXT_STR, "text_str", "s:s", false)                                             \
+	X(B_TEXT_STRN, "text_strn", "s:sll", false)                                         \
+	X(B_STRING_QUOTED, "string_quoted", "s:s", false)                                   \
+	X(B_STRTOL, "strtol", "l:sl", false)                                                \
+	X(B_STRINGAT, "stringat", "l:sl", false)                                            \
+	X(B_TOUPPER, "toupper", "s:s", false)                                               \
+	X(B_TOLOWER, "tolower", "s:s", false)                                               \
+	X(B_ISDIGIT, "isdigit", "l:s", false)                                               \
+	X(B_MATCHED, "matched", "s:l", false)                                               \
+	X(B_MATCHED_STR, "matched_str", "s:", false)                                        \
+	X(B_NGROUPS, "ngroups", "l:", false)                                                \
+	/* numbers */                                                                       \
+	X(B_ABS, "abs", "l:l", false)                                                       \
+	X(B_MAX, "max", "l:ll", false)                                                      \
+	X(B_MIN, "min", "l:ll", false)
+
 enum builtin_id {
-	B_PRINT,
-	B_PRINTLN,
-	B_PRINTF,
-	B_SPRINTF,
-	B_EXIT,
-	B_ERROR,
-	B_WARN,
-	B_EXECNAME,
-	B_PID,
-	B_TID,
-	B_PPID,
-	B_UID,
-	B_CPU,
-	B_PROBEFUNC,
-	B_PP,
-	B_TARGET,
-	B_GETTIMEOFDAY_NS,
-	B_KTIME_NS,
-	B_JIFFIES,
-	B_STRLEN,
+#define X(id, name, sig, ctx) id,
+	BUILTINS(X)
+#undef X
 };
 
 struct builtin {
 	enum builtin_id id;
 	const char *name;
-	enum type ret;
-	int min_args, max_args;    /* max_args -1: any number */
-	enum type arg_types[2];    /* of the first arguments; T_UNKNOWN: any type */
+	const char *sig;
 	bool probe_context;        /* meaningful only inside a probe hit */
 };
 
@@ -46,5 +85,13 @@ struct builtin {
 const struct builtin *builtin_find(const char *name);
 /* For "did you mean": call fn on every built-in name. */
 void builtin_each_name(void (*fn)(const char *name, void *ctx), void *ctx);
+
+/* From the signature: the result type, and the type of argument i (T_UNKNOWN
+ * for '*'), or T_VOID when there is no argument i. */
+enum type builtin_result(const struct builtin *b);
+enum type builtin_arg(const struct builtin *b, int i);
+/* The fewest arguments, and the most (-1: any number). */
+int builtin_min_args(const struct builtin *b);
+int builtin_max_args(const struct builtin *b);
 
 #endif

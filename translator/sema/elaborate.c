@@ -1,19 +1,174 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Pass 2 as a whole: its steps in order (see sema.h), and its -p2 output. */
+/*
+ * Pass 2 as a whole: its steps in order (see sema.h), the compile-time
+ * folding between them, and its -p2 output.
+ */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "debuginfo/kernel.h"
+#include "front/diag.h"
 #include "sema/sema.h"
+
+/*
+ * @defined(EXPR) is decided before names are resolved, so that a branch
+ * for information this probe does not have (a '$variable' it lacks) is
+ * dropped and never checked, as SystemTap does: `@defined($x) ? $x : 0`.
+ * Tapline reads no probe's target variables yet, so they are never
+ * defined; anything else is.
+ */
+static void find_target(struct node *n, void *found)
+{
+	if (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR || n->kind == N_ENTRY)
+		*(bool *)found = true;
+	else
+		ast_for_children(n, find_target, found);
+}
+
+static bool constant(const struct node *n, long long *v)
+{
+	if (n->kind != N_NUM)
+		return false;
+	*v = n->num;
+	return true;
+}
+
+static void become(struct node *n, const struct node *with)
+{
+	struct node *next = n->next, *tail = n->tail;
+	struct loc loc = n->loc;
+	*n = *with;
+	n->next = next;
+	n->tail = tail;
+	(void)loc;
+}
+
+static void fold(struct node *n, void *ctx)
+{
+	ast_for_children(n, fold, ctx);
+	long long a, b;
+	switch (n->kind) {
+	case N_DEFINED: {
+		bool target = false;
+		find_target(n->lhs, &target);
+		n->kind = N_NUM;
+		n->num = !target;
+		n->lhs = NULL;
+		return;
+	}
+	case N_UNARY:
+		if (n->op == OP_NOT && constant(n->lhs, &a)) {
+			n->kind = N_NUM;
+			n->num = !a;
+		}
+		return;
+	case N_BINARY:
+		if ((n->op == OP_AND || n->op == OP_OR) && constant(n->lhs, &a) &&
+		    constant(n->rhs, &b)) {
+			n->kind = N_NUM;
+			n->num = n->op == OP_AND ? (a && b) : (a || b);
+		}
+		return;
+	case N_TERNARY:
+		if (constant(n->cond, &a))
+			become(n, a ? n->then : n->els);
+		return;
+	case N_IF:
+		if (constant(n->cond, &a)) {
+			struct node *keep = a ? n->then : n->els;
+			if (keep) {
+				become(n, keep);
+			} else {
+				n->kind = N_EMPTY;
+				n->cond = n->then = n->els = NULL;
+			}
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* Only expressions that are exactly @defined (or built from them) fold:
+ * other constant conditions keep their branches, which are still checked. */
+static void fold_defined(struct node *n, void *ctx)
+{
+	bool has = false;
+	if (n->kind == N_IF || n->kind == N_TERNARY) {
+		struct node *c = n->cond;
+		while (c->kind == N_UNARY && c->op == OP_NOT)
+			c = c->lhs;
+		has = c->kind == N_DEFINED ||
+		      (c->kind == N_BINARY && (c->op == OP_AND || c->op == OP_OR) &&
+		       (c->lhs->kind == N_DEFINED || c->rhs->kind == N_DEFINED));
+	}
+	if (has || n->kind == N_DEFINED) {
+		fold(n, ctx);
+		/* The kept branch may hold more. */
+		ast_for_children(n, fold_defined, ctx);
+		return;
+	}
+	ast_for_children(n, fold_defined, ctx);
+}
+
+/* -G NAME=VALUE: a global's initial value from the command line. */
+static int apply_global_inits(struct session *s)
+{
+	int errors = 0;
+	for (size_t i = 0; i < s->global_inits.n; i++) {
+		const char *arg = s->global_inits.v[i];
+		const char *eq = strchr(arg, '=');
+		char *name = xstrndup(arg, (size_t)(eq - arg));
+		struct symbol *g = sema_find_global(s, name, s->prog.user_file);
+		if (!g || g->is_array) {
+			fprintf(stderr, "stap: -G %s: the script has no global scalar '%s'\n", arg, name);
+			errors++;
+			free(name);
+			continue;
+		}
+		struct loc loc = g->decl->loc;
+		char *end;
+		errno = 0;
+		long long v = strtoll(eq + 1, &end, 0);
+		struct node *init;
+		if (eq[1] && !*end && !errno) {
+			init = ast_new(N_NUM, loc);
+			init->num = v;
+		} else {
+			init = ast_new(N_STR, loc);
+			init->str = xstrdup(eq + 1);
+			init->str_len = strlen(eq + 1);
+		}
+		g->decl->lhs = init;
+		g->type = init->kind == N_STR ? T_STRING : T_LONG;
+		g->assigned = true;
+		free(name);
+	}
+	return errors;
+}
 
 int sema_elaborate(struct session *s)
 {
-	int errors = resolve_names(s);
+	int errors = declarations_collect(s);
+	errors += apply_global_inits(s);
+	if (errors)
+		return errors;
+	errors += probes_resolve(s);
+	for (size_t i = 0; i < s->prog.handlers.n; i++)
+		fold_defined(((struct handler *)s->prog.handlers.v[i])->body, NULL);
+	for (size_t i = 0; i < s->prog.all_functions.n; i++)
+		fold_defined(((struct symbol *)s->prog.all_functions.v[i])->decl->body, NULL);
 	/* Probe points and types need names; checking them after a name error
 	 * would only report its consequences. */
 	if (errors)
 		return errors;
-	errors += probes_resolve(s);
+	errors += resolve_names(s);
+	if (errors)
+		return errors;
 	errors += types_check(s);
+	locks_fold(s);
 	return errors;
 }
 
@@ -34,16 +189,37 @@ static const char *kind_text(enum probe_kind k)
 	return "?";
 }
 
+static void print_global(FILE *f, const struct symbol *g)
+{
+	fprintf(f, "%s:%s", g->name, ast_type_name(g->type));
+	if (g->is_array) {
+		fputc('[', f);
+		for (int k = 0; k < g->nkeys && k < MAX_KEYS; k++)
+			fprintf(f, "%s%s", k ? ", " : "", ast_type_name(g->key_types[k]));
+		fputc(']', f);
+	}
+	if (g->type == T_STATS) {
+		fputs(" (", f);
+		bool first = true;
+		for (int a = AGG_COUNT; a <= AGG_HIST_LOG; a++) {
+			if (!(g->aggs & (1u << a)))
+				continue;
+			fprintf(f, "%s%s", first ? "" : " ", ast_agg_name((enum agg)a));
+			first = false;
+		}
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
 void sema_print(const struct session *s, FILE *f)
 {
 	const struct program *prog = &s->prog;
 	fprintf(f, "# target kernel %s, build-id %s\n", s->kernel->release, s->kernel->build_id);
 	if (prog->globals.n)
 		fprintf(f, "# globals\n");
-	for (size_t i = 0; i < prog->globals.n; i++) {
-		const struct symbol *g = prog->globals.v[i];
-		fprintf(f, "%s:%s\n", g->name, ast_type_name(g->type));
-	}
+	for (size_t i = 0; i < prog->globals.n; i++)
+		print_global(f, prog->globals.v[i]);
 	if (prog->functions.n)
 		fprintf(f, "# functions\n");
 	for (size_t i = 0; i < prog->functions.n; i++) {
@@ -51,8 +227,8 @@ void sema_print(const struct session *s, FILE *f)
 		fprintf(f, "%s:%s (", fn->name, ast_type_name(fn->type));
 		for (size_t k = 0; k < fn->vars.n; k++) {
 			const struct symbol *v = fn->vars.v[k];
-			fprintf(f, "%s%s%s:%s", k == (size_t)fn->nparams ? ") locals: " : k ? ", " : "",
-				v->name, "", ast_type_name(v->type));
+			fprintf(f, "%s%s:%s", k == (size_t)fn->nparams ? ") locals: " : k ? ", " : "",
+				v->name, ast_type_name(v->type));
 		}
 		fprintf(f, "%s\n", fn->vars.n > (size_t)fn->nparams ? "" : ")");
 	}
@@ -68,9 +244,16 @@ void sema_print(const struct session *s, FILE *f)
 	}
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		const struct handler *h = prog->handlers.v[i];
-		if (!h->vars.n)
+		if (!h->vars.n && !h->aliases.n)
 			continue;
-		fprintf(f, "# handler %d locals:", h->index);
+		fprintf(f, "# handler %d", h->index);
+		for (size_t k = 0; k < h->aliases.n; k++) {
+			char *name = ast_probe_point_text(((struct node *)h->aliases.v[k])->then);
+			fprintf(f, "%s%s", k ? " -> " : " through alias ", name);
+			free(name);
+		}
+		if (h->vars.n)
+			fputs(" locals:", f);
 		for (size_t k = 0; k < h->vars.n; k++) {
 			const struct symbol *v = h->vars.v[k];
 			fprintf(f, " %s:%s", v->name, ast_type_name(v->type));

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Probe points: each point written in a probe becomes one or more concrete
- * probes (a kprobe on a symbol, a timer with a period, begin/end). Kernel
- * function names are checked against the target kernel's function list:
- * a function the kernel would refuse (debuginfo/kfuncs.c says why) or that
- * the runtime itself calls while it handles a hit is an error when named,
- * and left out of a wildcard's matches (-v says which and why). A misspelt
- * name gets the closest names; a point written with '?' that matches
- * nothing is dropped quietly.
+ * The built-in probe point families: a point that is not an alias becomes
+ * one or more concrete probes (a kprobe on a symbol, a timer with a period,
+ * begin/end). Kernel function names are checked against the target
+ * kernel's function list: a function the kernel would refuse
+ * (debuginfo/kfuncs.c says why) or that the runtime itself calls while it
+ * handles a hit is an error when named, and left out of a wildcard's
+ * matches (-v says which and why). A misspelt name gets the closest names;
+ * an optional point that matches nothing is dropped quietly.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
+#include "sema/probes.h"
 #include "sema/sema.h"
 
 /* Wildcards could name thousands of functions; each is a kprobe. */
@@ -51,11 +52,11 @@ struct comp {
 
 struct pp_ctx {
 	struct session *s;
-	const struct ptrvec *runtime_calls; /* patterns of kernel functions the runtime calls in a hit */
-	struct handler *h;
+	struct point *pt;
 	struct node *pp;
 	struct comp comps[8];
 	int n;
+	int made;          /* probes made so far */
 };
 
 /* arg: the period of a timer, the priority of begin/end. */
@@ -65,14 +66,20 @@ static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const cha
 	struct probe *p = xcalloc(1, sizeof *p);
 	p->kind = kind;
 	p->pp = c->pp;
-	p->pp_text = ast_probe_point_text(c->pp);
-	p->handler = c->h;
+	/* pp() names the concrete point: a wildcard's match, not the pattern. */
+	if (symbol)
+		p->pp_text = xasprintf("%s.function(\"%s\")%s", c->comps[0].name, symbol,
+				       kind == PK_KRETPROBE ? ".return" : "");
+	else
+		p->pp_text = ast_probe_point_text(c->pp);
+	p->handler = c->pt->handler(c->pt->arg);
+	c->made++;
 	p->symbol = symbol ? xstrdup(symbol) : NULL;
 	if (kind == PK_TIMER)
 		p->period_ns = arg;
 	else
 		p->priority = arg;
-	p->optional = c->pp->optional;
+	p->optional = c->pt->optional;
 	pv_push(&c->s->prog.probes, p);
 	return p;
 }
@@ -114,6 +121,8 @@ static bool want_number(const struct pp_ctx *c, int i, bool required, long long 
 
 static void unknown_shape(struct pp_ctx *c)
 {
+	if (c->pt->optional)
+		return;
 	char *shape = shape_of(c);
 	for (size_t i = 0; i < ARRAY_SIZE(later_families); i++) {
 		size_t n = strlen(later_families[i]);
@@ -129,6 +138,8 @@ static void unknown_shape(struct pp_ctx *c)
 	suggest_init(&sg, shape);
 	for (size_t i = 0; i < ARRAY_SIZE(known_shapes); i++)
 		suggest_offer(&sg, known_shapes[i]);
+	for (size_t i = 0; c->pt->alias_names && i < c->pt->alias_names->n; i++)
+		suggest_offer(&sg, c->pt->alias_names->v[i]);
 	if (!suggest_hint(&sg, NULL)) {
 		struct strbuf b;
 		sb_init(&b);
@@ -210,7 +221,7 @@ static void unknown_kernel_function(const struct kernel *k, const char *name, st
  * (runtime/kernel-calls.txt, "hit NAME-OR-PATTERN" lines): a probe there
  * would fire inside the runtime, where it can only be skipped.
  */
-static struct ptrvec load_runtime_calls(const char *runtime_dir)
+struct ptrvec probes_runtime_calls(const char *runtime_dir)
 {
 	struct ptrvec pats = { 0 };
 	char *path = path_join(runtime_dir, "kernel-calls.txt");
@@ -230,8 +241,9 @@ static struct ptrvec load_runtime_calls(const char *runtime_dir)
 
 static bool runtime_calls(const struct pp_ctx *c, const char *name)
 {
-	for (size_t i = 0; i < c->runtime_calls->n; i++)
-		if (fnmatch(c->runtime_calls->v[i], name, 0) == 0)
+	const struct ptrvec *calls = c->pt->runtime_calls;
+	for (size_t i = 0; i < calls->n; i++)
+		if (fnmatch(calls->v[i], name, 0) == 0)
 			return true;
 	return false;
 }
@@ -294,14 +306,14 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 		fprintf(stderr, "%s: %zu functions match, %zu left out\n", pp, matches,
 			matches - placed);
 		for (size_t i = 0; i < nlo; i++)
-			fprintf(stderr, "  %zu %s: %s%s\n", lo[i].count, lo[i].reason, lo[i].examples.s,
+			fprintf(stderr, "  %zu left out because the function %s: %s%s\n", lo[i].count, lo[i].reason, lo[i].examples.s,
 				lo[i].count > 5 ? ", ..." : "");
 		free(pp);
 	}
 	for (size_t i = 0; i < nlo; i++)
 		sb_free(&lo[i].examples);
 	if (placed == 0) {
-		if (c->pp->optional)
+		if (c->pt->optional)
 			return;
 		if (matches == 0)
 			diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
@@ -362,7 +374,7 @@ static void kernel_function_point(struct pp_ctx *c)
 	}
 	const struct kfunc *f = kernel_function(k, name);
 	if (!f) {
-		if (!c->pp->optional)
+		if (!c->pt->optional)
 			unknown_kernel_function(k, name, fn->arg->loc);
 		return;
 	}
@@ -373,7 +385,7 @@ static void kernel_function_point(struct pp_ctx *c)
 			diag_warning(fn->arg->loc, D_UNPROBEABLE,
 				     "'%s' %s: its hits inside the runtime will be skipped", name,
 				     RUNTIME_REASON);
-	} else if (!c->pp->optional) {
+	} else if (!c->pt->optional) {
 		diag_error(fn->arg->loc, D_UNPROBEABLE, "cannot probe '%s' in kernel %s: it %s",
 			   name, k->release, why);
 		if (f->why == KF_INIT)
@@ -383,78 +395,33 @@ static void kernel_function_point(struct pp_ctx *c)
 	}
 }
 
-static void resolve_point(struct session *s, const struct ptrvec *runtime_calls,
-			  struct handler *h, struct node *pp)
+int probe_point_resolve(struct session *s, struct point *pt)
 {
-	struct pp_ctx c = { .s = s, .runtime_calls = runtime_calls, .h = h, .pp = pp };
-	for (struct node *k = pp->list; k; k = k->next) {
+	struct pp_ctx c = { .s = s, .pt = pt, .pp = pt->pp };
+	for (struct node *k = pt->pp->list; k; k = k->next) {
 		if (c.n == (int)ARRAY_SIZE(c.comps)) {
-			unknown_shape(&c);
-			return;
+			if (!pt->optional)
+				unknown_shape(&c);
+			return 0;
 		}
 		c.comps[c.n++] = (struct comp){ k->name, k->lhs, k->loc };
 	}
+	int before = diag_errors();
 	if (c.n == 1 && comp_is(&c, 0, "begin"))
 		begin_end(&c, PK_BEGIN);
 	else if (c.n == 1 && comp_is(&c, 0, "end"))
 		begin_end(&c, PK_END);
 	else if (c.n == 1 && comp_is(&c, 0, "never"))
-		; /* a probe that never fires: the body is still checked */
+		/* A probe that never fires: its body is still checked. */
+		pt->handler(pt->arg);
 	else if (comp_is(&c, 0, "timer"))
 		timer(&c);
 	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
 		kernel_function_point(&c);
-	else
+	else if (!pt->optional)
 		unknown_shape(&c);
-}
-
-/* Stable insertion sort of one kind's probes by priority (the list is short). */
-static void sort_by_priority(struct ptrvec *v)
-{
-	for (size_t i = 1; i < v->n; i++) {
-		struct probe *p = v->v[i];
-		size_t j = i;
-		for (; j > 0 && ((struct probe *)v->v[j - 1])->priority > p->priority; j--)
-			v->v[j] = v->v[j - 1];
-		v->v[j] = p;
-	}
-}
-
-/* begin probes first and end probes last, each in priority order, then
- * script order: the runtime runs them in the order of the list. */
-static void order_probes(struct ptrvec *probes)
-{
-	struct ptrvec begins = { 0 }, others = { 0 }, ends = { 0 };
-	for (size_t i = 0; i < probes->n; i++) {
-		struct probe *p = probes->v[i];
-		pv_push(p->kind == PK_BEGIN ? &begins : p->kind == PK_END ? &ends : &others, p);
-	}
-	sort_by_priority(&begins);
-	sort_by_priority(&ends);
-	probes->n = 0;
-	for (size_t i = 0; i < begins.n; i++)
-		pv_push(probes, begins.v[i]);
-	for (size_t i = 0; i < others.n; i++)
-		pv_push(probes, others.v[i]);
-	for (size_t i = 0; i < ends.n; i++)
-		pv_push(probes, ends.v[i]);
-	pv_free(&begins);
-	pv_free(&others);
-	pv_free(&ends);
-}
-
-int probes_resolve(struct session *s)
-{
-	int before = diag_errors();
-	struct ptrvec runtime_calls = load_runtime_calls(s->runtime_dir);
-	for (size_t i = 0; i < s->prog.handlers.n; i++) {
-		struct handler *h = s->prog.handlers.v[i];
-		for (struct node *pp = h->decl->list; pp; pp = pp->next)
-			resolve_point(s, &runtime_calls, h, pp);
-	}
-	for (size_t i = 0; i < runtime_calls.n; i++)
-		free(runtime_calls.v[i]);
-	pv_free(&runtime_calls);
-	order_probes(&s->prog.probes);
-	return diag_errors() - before;
+	/* "never" counts as resolved. */
+	if (c.n == 1 && comp_is(&c, 0, "never"))
+		return 1;
+	return diag_errors() == before ? c.made : 0;
 }

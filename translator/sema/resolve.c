@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Name resolution: every variable and call in the script gets its symbol.
- * Globals and functions are collected from all files first; then each probe
- * body and each reachable function is walked with its own scope. A name
- * that is neither a local, a parameter nor a global becomes a new local, as
- * in SystemTap. Functions reached only through the tapset library are
- * elaborated only when the script calls them.
+ * Names: every declaration is collected first (declarations_collect); then,
+ * once probes_resolve has given each handler its body, every variable,
+ * array and call in the handlers and the functions they reach gets its
+ * symbol (resolve_names). A name that is neither a local, a parameter nor
+ * a visible global becomes a new local, as in SystemTap; arrays and
+ * statistics must be declared global. A private global or function is
+ * visible only from its own file (each node knows its file). Functions
+ * may be overloaded by their number of parameters.
  *
  * Also here, because they need the same walk: loop and probe placement of
  * break/continue/next/return, and which globals each handler reads and
- * writes (through the functions it calls too), so pass 3 can lock them.
+ * writes (through the functions it calls too), so pass 3 can lock them: a
+ * write lock is exclusive, a read lock shared. '<<<' into a statistic only
+ * needs a shared lock (each CPU adds to its own copy); reading a statistic
+ * merges the copies, which needs the exclusive one.
  */
 #include <string.h>
 
@@ -26,8 +31,6 @@ struct scope {
 
 struct resolver {
 	struct session *s;
-	struct ptrvec functions; /* every function declared (struct symbol *) */
-	struct ptrvec globals;   /* every global declared */
 	struct ptrvec worklist;  /* reachable functions still to walk */
 	struct scope *sc;
 };
@@ -42,6 +45,43 @@ static struct symbol *find(const struct ptrvec *syms, const char *name)
 	return NULL;
 }
 
+static bool visible(const struct symbol *sym, int file)
+{
+	return !sym->decl->is_private || sym->decl->loc.file == file;
+}
+
+struct symbol *sema_find_global(const struct session *s, const char *name, int file)
+{
+	const struct ptrvec *g = &s->prog.all_globals;
+	struct symbol *any = NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		struct symbol *sym = g->v[i];
+		if (strcmp(sym->name, name) || !visible(sym, file))
+			continue;
+		/* A private global of this file hides a public one. */
+		if (sym->decl->is_private)
+			return sym;
+		any = sym;
+	}
+	return any;
+}
+
+struct symbol *sema_find_function(const struct session *s, const char *name, int nargs, int file)
+{
+	const struct ptrvec *f = &s->prog.all_functions;
+	struct symbol *any = NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		struct symbol *sym = f->v[i];
+		if (strcmp(sym->name, name) || !visible(sym, file) ||
+		    (nargs >= 0 && sym->nparams != nargs))
+			continue;
+		if (sym->decl->is_private)
+			return sym;
+		any = sym;
+	}
+	return any;
+}
+
 static struct symbol *new_symbol(enum sym_kind kind, const char *name, struct loc loc,
 				 struct node *decl)
 {
@@ -50,6 +90,7 @@ static struct symbol *new_symbol(enum sym_kind kind, const char *name, struct lo
 	sym->name = name;
 	sym->loc = loc;
 	sym->decl = decl;
+	sym->nkeys = -1;
 	return sym;
 }
 
@@ -61,62 +102,110 @@ static void add_unique(struct ptrvec *v, void *p)
 	pv_push(v, p);
 }
 
-static bool in_user_file(const struct resolver *r, struct loc loc)
+static bool in_user_file(const struct session *s, struct loc loc)
 {
-	return loc.file == r->s->prog.user_file;
+	return loc.file == s->prog.user_file;
 }
 
-static void collect_declarations(struct resolver *r)
+/* Two declarations of one name that are both visible from one file clash. */
+static bool same_scope(const struct node *a, const struct node *b)
 {
-	struct ptrvec *decls = &r->s->prog.decls;
-	for (size_t i = 0; i < decls->n; i++) {
-		struct node *d = decls->v[i];
-		if (d->kind == N_FUNCTION) {
-			struct symbol *old = find(&r->functions, d->name);
-			if (old) {
-				diag_error(d->loc, D_REDEFINED, "function '%s' is defined twice", d->name);
-				diag_note(old->loc, "the first definition is here");
-				continue;
-			}
-			if (builtin_find(d->name)) {
-				diag_error(d->loc, D_REDEFINED,
-					   "'%s' is a built-in function and cannot be redefined", d->name);
-				continue;
-			}
-			struct symbol *f = new_symbol(SYM_FUNCTION, d->name, d->loc, d);
-			f->type = d->decl_type;
-			for (struct node *p = d->list; p; p = p->next) {
-				if (find(&f->vars, p->name)) {
-					diag_error(p->loc, D_REDEFINED, "parameter '%s' appears twice",
-						   p->name);
-					continue;
-				}
-				struct symbol *ps = new_symbol(SYM_PARAM, p->name, p->loc, p);
-				ps->type = p->decl_type;
-				ps->assigned = true;
-				ps->index = f->nparams++;
-				pv_push(&f->vars, ps);
-			}
-			pv_push(&r->functions, f);
-		} else if (d->kind == N_GLOBAL) {
-			struct symbol *old = find(&r->globals, d->name);
-			if (old) {
-				diag_error(d->loc, D_REDEFINED, "global '%s' is declared twice", d->name);
-				diag_note(old->loc, "the first declaration is here");
-				continue;
-			}
-			struct symbol *g = new_symbol(SYM_GLOBAL, d->name, d->loc, d);
-			if (d->lhs) {
-				g->type = d->lhs->kind == N_STR ? T_STRING : T_LONG;
-				g->assigned = true;
-			}
-			pv_push(&r->globals, g);
+	if (a->is_private || b->is_private)
+		return a->loc.file == b->loc.file;
+	return true;
+}
+
+static void collect_function(struct session *s, struct node *d)
+{
+	struct ptrvec *all = &s->prog.all_functions;
+	int nparams = ast_list_len(d->list);
+	for (size_t i = 0; i < all->n; i++) {
+		struct symbol *old = all->v[i];
+		if (!strcmp(old->name, d->name) && old->nparams == nparams &&
+		    same_scope(old->decl, d)) {
+			diag_error(d->loc, D_REDEFINED, "function '%s' with %d parameter%s is defined twice",
+				   d->name, nparams, nparams == 1 ? "" : "s");
+			diag_note(old->loc, "the first definition is here");
+			return;
 		}
 	}
+	if (builtin_find(d->name)) {
+		diag_error(d->loc, D_REDEFINED, "'%s' is a built-in function and cannot be redefined",
+			   d->name);
+		return;
+	}
+	struct symbol *f = new_symbol(SYM_FUNCTION, d->name, d->loc, d);
+	f->type = d->decl_type;
+	for (struct node *p = d->list; p; p = p->next) {
+		if (find(&f->vars, p->name)) {
+			diag_error(p->loc, D_REDEFINED, "parameter '%s' appears twice", p->name);
+			continue;
+		}
+		struct symbol *ps = new_symbol(SYM_PARAM, p->name, p->loc, p);
+		ps->type = p->decl_type;
+		ps->assigned = true;
+		ps->index = f->nparams++;
+		pv_push(&f->vars, ps);
+	}
+	f->nparams = nparams;
+	pv_push(all, f);
 }
+
+static void collect_global(struct session *s, struct node *d)
+{
+	struct ptrvec *all = &s->prog.all_globals;
+	for (size_t i = 0; i < all->n; i++) {
+		struct symbol *old = all->v[i];
+		if (!strcmp(old->name, d->name) && same_scope(old->decl, d)) {
+			diag_error(d->loc, D_REDEFINED, "global '%s' is declared twice", d->name);
+			diag_note(old->loc, "the first declaration is here");
+			return;
+		}
+	}
+	struct symbol *g = new_symbol(SYM_GLOBAL, d->name, d->loc, d);
+	g->is_array = d->is_array;
+	if (d->lhs) {
+		g->type = d->lhs->kind == N_STR ? T_STRING : T_LONG;
+		g->assigned = true;
+	}
+	pv_push(all, g);
+}
+
+/* Top-level embedded C: kernel headers and helpers for guru-mode code. */
+static void collect_embedded(struct session *s, struct node *d)
+{
+	if (in_user_file(s, d->loc) && !s->guru) {
+		diag_error(d->loc, D_NEEDS_GURU, "embedded C needs guru mode");
+		diag_hint("run stap with -g; the module is then built with the kernel's full kbuild, "
+			  "which takes a few seconds");
+		return;
+	}
+	pv_push(&s->prog.embedded, d);
+	s->prog.uses_embedded_c = true;
+}
+
+int declarations_collect(struct session *s)
+{
+	int before = diag_errors();
+	struct ptrvec *decls = &s->prog.decls;
+	for (size_t i = 0; i < decls->n; i++) {
+		struct node *d = decls->v[i];
+		if (d->kind == N_FUNCTION)
+			collect_function(s, d);
+		else if (d->kind == N_GLOBAL)
+			collect_global(s, d);
+		else if (d->kind == N_EMBEDDED)
+			collect_embedded(s, d);
+	}
+	return diag_errors() - before;
+}
+
+/* --- walking bodies --- */
 
 static void reach(struct resolver *r, struct symbol *f)
 {
+	if (f->reachable)
+		return;
 	f->reachable = true;
 	add_unique(&r->worklist, f);
 }
@@ -132,18 +221,44 @@ static void offer_name(const char *name, void *ctx)
 
 static void unknown_function(struct resolver *r, struct node *call)
 {
+	int nargs = ast_list_len(call->list);
+	struct symbol *other = sema_find_function(r->s, call->name, -1, call->loc.file);
+	if (other) {
+		const struct ptrvec *all = &r->s->prog.all_functions;
+		int overloads = 0;
+		for (size_t i = 0; i < all->n; i++) {
+			struct symbol *f = all->v[i];
+			overloads += !strcmp(f->name, call->name) && visible(f, call->loc.file);
+		}
+		if (overloads == 1)
+			diag_error(call->loc, D_WRONG_ARGS, "%s() takes %d argument%s, not %d",
+				   call->name, other->nparams, other->nparams == 1 ? "" : "s", nargs);
+		else
+			diag_error(call->loc, D_WRONG_ARGS, "no function '%s' takes %d argument%s",
+				   call->name, nargs, nargs == 1 ? "" : "s");
+		for (size_t i = 0; i < all->n; i++) {
+			struct symbol *f = all->v[i];
+			if (!strcmp(f->name, call->name) && visible(f, call->loc.file))
+				diag_note(f->loc, "'%s' with %d parameter%s is defined here", f->name,
+					  f->nparams, f->nparams == 1 ? "" : "s");
+		}
+		return;
+	}
 	diag_error(call->loc, D_UNKNOWN_FUNCTION, "unknown function '%s'", call->name);
 	struct suggest sg;
 	suggest_init(&sg, call->name);
-	for (size_t i = 0; i < r->functions.n; i++)
-		suggest_offer(&sg, ((struct symbol *)r->functions.v[i])->name);
+	const struct ptrvec *all = &r->s->prog.all_functions;
+	for (size_t i = 0; i < all->n; i++)
+		if (visible(all->v[i], call->loc.file))
+			suggest_offer(&sg, ((struct symbol *)all->v[i])->name);
 	struct offer_ctx oc = { &sg };
 	builtin_each_name(offer_name, &oc);
 	suggest_hint(&sg, NULL);
 }
 
-/* Which globals the code being walked reads and writes. */
-static void note_global(struct resolver *r, struct symbol *g, bool write, bool read)
+/* Which globals the code being walked reads (shared lock) and writes
+ * (exclusive lock). */
+static void note_global(struct resolver *r, struct symbol *g, bool exclusive, bool shared)
 {
 	struct ptrvec *rd, *wr;
 	if (r->sc->func) {
@@ -153,14 +268,10 @@ static void note_global(struct resolver *r, struct symbol *g, bool write, bool r
 		rd = &r->sc->handler->globals_rd;
 		wr = &r->sc->handler->globals_wr;
 	}
-	if (write) {
+	if (exclusive)
 		add_unique(wr, g);
-		g->assigned = true;
-	}
-	if (read) {
+	if (shared)
 		add_unique(rd, g);
-		g->read = true;
-	}
 }
 
 static struct symbol *lookup_var(struct resolver *r, struct node *n)
@@ -168,11 +279,37 @@ static struct symbol *lookup_var(struct resolver *r, struct node *n)
 	struct symbol *sym = find(r->sc->vars, n->name);
 	if (sym)
 		return sym;
-	sym = find(&r->globals, n->name);
+	sym = sema_find_global(r->s, n->name, n->loc.file);
 	if (sym)
 		return sym;
 	sym = new_symbol(SYM_LOCAL, n->name, n->loc, n);
 	pv_push(r->sc->vars, sym);
+	return sym;
+}
+
+/* An array, or a statistic: a global. */
+static struct symbol *lookup_global(struct resolver *r, struct node *n, const char *what)
+{
+	struct symbol *sym = find(r->sc->vars, n->name);
+	if (sym) {
+		diag_error(n->loc, D_NOT_GLOBAL, "'%s' is a local variable, but %s must be global",
+			   n->name, what);
+		diag_hint("declare it: global %s", n->name);
+		return NULL;
+	}
+	sym = sema_find_global(r->s, n->name, n->loc.file);
+	if (!sym) {
+		diag_error(n->loc, D_NOT_GLOBAL, "'%s' is not declared, but %s must be global", n->name,
+			   what);
+		struct suggest sg;
+		suggest_init(&sg, n->name);
+		const struct ptrvec *g = &r->s->prog.all_globals;
+		for (size_t i = 0; i < g->n; i++)
+			if (visible(g->v[i], n->loc.file))
+				suggest_offer(&sg, ((struct symbol *)g->v[i])->name);
+		if (!suggest_hint(&sg, NULL))
+			diag_hint("declare it: global %s", n->name);
+	}
 	return sym;
 }
 
@@ -183,57 +320,161 @@ static void walk_child(struct node *child, void *ctx)
 	walk(ctx, child);
 }
 
-/* A variable being assigned (write) and maybe read, e.g. by "+=" or "++". */
-static void walk_lvalue(struct resolver *r, struct node *n, bool also_read)
+static void walk_list(struct resolver *r, struct node *list)
 {
-	if (n->kind != N_VAR) {
-		walk(r, n);
-		return; /* types.c reports that it cannot be assigned */
-	}
-	struct symbol *sym = lookup_var(r, n);
-	n->sym = sym;
+	for (struct node *k = list; k; k = k->next)
+		walk(r, k);
+}
+
+/* How a variable or element is used. */
+enum access { READ, WRITE, READ_WRITE, AGGREGATE };
+
+static void use_symbol(struct resolver *r, struct symbol *sym, enum access a)
+{
 	if (sym->kind == SYM_GLOBAL) {
-		note_global(r, sym, true, also_read);
-	} else {
-		sym->assigned = true;
-		sym->read |= also_read;
+		/* '<<<' and reads share; writes and reading statistics exclude. */
+		note_global(r, sym, a == WRITE || a == READ_WRITE, a == READ || a == AGGREGATE);
 	}
+	if (a != READ)
+		sym->assigned = true;
+	if (a == READ || a == READ_WRITE)
+		sym->read = true;
+}
+
+/* A variable or array element being used as `a`. */
+static void walk_target(struct resolver *r, struct node *n, enum access a)
+{
+	if (n->kind == N_VAR) {
+		struct symbol *sym = a == AGGREGATE ? lookup_global(r, n, "a statistic")
+						    : lookup_var(r, n);
+		n->sym = sym;
+		if (sym)
+			use_symbol(r, sym, a);
+		return;
+	}
+	if (n->kind == N_INDEX && !n->lhs) {
+		walk_list(r, n->list);
+		struct symbol *sym = lookup_global(r, n, "an array");
+		n->sym = sym;
+		if (sym) {
+			sym->is_array = true;
+			use_symbol(r, sym, a);
+		}
+		return;
+	}
+	walk(r, n); /* types.c reports that it cannot be assigned */
+}
+
+static void walk_foreach(struct resolver *r, struct node *n)
+{
+	struct node *src = n->lhs;
+	if (src->kind == N_HIST) {
+		walk(r, src);
+	} else {
+		if (src->kind == N_INDEX)
+			walk_list(r, src->list);
+		struct symbol *sym = lookup_global(r, src, "an array");
+		src->sym = sym;
+		if (sym) {
+			sym->is_array = true;
+			/* Iterating statistics merges the CPUs' copies first, which
+			 * needs the exclusive lock: types_check asks for it once
+			 * it knows the array holds statistics. */
+			sym->read = true;
+			note_global(r, sym, false, true);
+		}
+	}
+	if (n->then)
+		walk_target(r, n->then, WRITE);
+	for (struct node *k = n->list; k; k = k->next)
+		walk_target(r, k, WRITE);
+	if (n->step)
+		walk(r, n->step);
+	r->sc->loops++;
+	walk(r, n->body);
+	r->sc->loops--;
+}
+
+static void walk_call(struct resolver *r, struct node *n)
+{
+	walk_list(r, n->list);
+	struct symbol *f = sema_find_function(r->s, n->name, ast_list_len(n->list), n->loc.file);
+	if (f) {
+		n->sym = f;
+		reach(r, f);
+		add_unique(r->sc->func ? &r->sc->func->calls : &r->sc->handler->calls, f);
+		return;
+	}
+	n->builtin = builtin_find(n->name);
+	if (!n->builtin)
+		unknown_function(r, n);
 }
 
 static void walk(struct resolver *r, struct node *n)
 {
 	switch (n->kind) {
-	case N_VAR: {
-		struct symbol *sym = lookup_var(r, n);
+	case N_VAR:
+		walk_target(r, n, READ);
+		return;
+	case N_INDEX:
+		if (n->lhs) { /* a histogram's bucket */
+			walk(r, n->lhs);
+			walk_list(r, n->list);
+		} else {
+			walk_target(r, n, READ);
+		}
+		return;
+	case N_IN: {
+		walk_list(r, n->list);
+		struct symbol *sym = lookup_global(r, n, "an array");
 		n->sym = sym;
-		if (sym->kind == SYM_GLOBAL)
-			note_global(r, sym, false, true);
-		else
-			sym->read = true;
+		if (sym) {
+			sym->is_array = true;
+			use_symbol(r, sym, READ);
+		}
 		return;
 	}
+	case N_STAT:
+	case N_HIST:
+		if (n->lhs->kind == N_INDEX)
+			walk_list(r, n->lhs->list);
+		if (n->lhs->kind == N_VAR || n->lhs->kind == N_INDEX) {
+			struct symbol *sym = lookup_global(r, n->lhs, "a statistic");
+			n->lhs->sym = sym;
+			if (sym) {
+				sym->is_array |= n->lhs->kind == N_INDEX;
+				sym->read = true;
+				note_global(r, sym, true, false);
+			}
+		}
+		if (n->rhs)
+			walk(r, n->rhs);
+		walk_list(r, n->list);
+		return;
 	case N_ASSIGN:
 		walk(r, n->rhs);
-		walk_lvalue(r, n->lhs, n->op != OP_ASSIGN);
+		walk_target(r, n->lhs, n->op == OP_AGG ? AGGREGATE :
+				       n->op == OP_ASSIGN ? WRITE :
+							    READ_WRITE);
 		return;
 	case N_INCDEC:
-		walk_lvalue(r, n->lhs, true);
+		walk_target(r, n->lhs, READ_WRITE);
 		return;
-	case N_CALL: {
-		for (struct node *a = n->list; a; a = a->next)
-			walk(r, a);
-		struct symbol *f = find(&r->functions, n->name);
-		if (f) {
-			n->sym = f;
-			reach(r, f);
-			add_unique(r->sc->func ? &r->sc->func->calls : &r->sc->handler->calls, f);
-			return;
-		}
-		n->builtin = builtin_find(n->name);
-		if (!n->builtin)
-			unknown_function(r, n);
+	case N_DELETE:
+		walk_target(r, n->lhs, WRITE);
 		return;
-	}
+	case N_CALL:
+		walk_call(r, n);
+		return;
+	case N_FOREACH:
+		walk_foreach(r, n);
+		return;
+	case N_TRY:
+		walk(r, n->body);
+		if (n->then)
+			walk_target(r, n->then, WRITE);
+		walk(r, n->els);
+		return;
 	case N_WHILE:
 	case N_FOR:
 		if (n->init)
@@ -267,18 +508,28 @@ static void walk(struct resolver *r, struct node *n)
 			walk(r, n->lhs);
 		return;
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
 	case N_FUNCTION:
 	case N_PARAM:
+	case N_EMBEDDED:
 	case N_BLOCK:
 	case N_EXPR_STMT:
 	case N_IF:
 	case N_EMPTY:
 	case N_NUM:
 	case N_STR:
+	case N_STAR:
 	case N_TARGET:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_BINARY:
 	case N_UNARY:
 	case N_TERNARY:
@@ -319,24 +570,31 @@ static void fold_locks(struct handler *h)
 	pv_free(&seen);
 }
 
-static void warn_unused(struct resolver *r)
+void locks_fold(struct session *s)
 {
-	for (size_t i = 0; i < r->functions.n; i++) {
-		struct symbol *f = r->functions.v[i];
-		if (!f->reachable && in_user_file(r, f->loc))
+	for (size_t i = 0; i < s->prog.handlers.n; i++)
+		fold_locks(s->prog.handlers.v[i]);
+}
+
+static void warn_unused(struct session *s)
+{
+	const struct ptrvec *fs = &s->prog.all_functions, *gs = &s->prog.all_globals;
+	for (size_t i = 0; i < fs->n; i++) {
+		struct symbol *f = fs->v[i];
+		if (!f->reachable && in_user_file(s, f->loc))
 			diag_warning(f->loc, D_UNUSED, "function '%s' is never called", f->name);
 	}
-	for (size_t i = 0; i < r->globals.n; i++) {
-		struct symbol *g = r->globals.v[i];
-		if (!g->read && !g->assigned && in_user_file(r, g->loc))
+	for (size_t i = 0; i < gs->n; i++) {
+		struct symbol *g = gs->v[i];
+		if (!g->read && !g->assigned && in_user_file(s, g->loc))
 			diag_warning(g->loc, D_UNUSED, "global '%s' is never used", g->name);
-		else if (!g->read && in_user_file(r, g->loc))
+		else if (!g->read && in_user_file(s, g->loc))
 			diag_warning(g->loc, D_UNUSED, "global '%s' is assigned but never read",
 				     g->name);
 	}
 }
 
-static void warn_never_assigned(struct resolver *r, const struct ptrvec *vars)
+static void warn_never_assigned(struct session *s, const struct ptrvec *vars)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
@@ -346,8 +604,9 @@ static void warn_never_assigned(struct resolver *r, const struct ptrvec *vars)
 			     "local variable '%s' is never assigned; it reads as 0 or \"\"", v->name);
 		struct suggest sg;
 		suggest_init(&sg, v->name);
-		for (size_t k = 0; k < r->globals.n; k++)
-			suggest_offer(&sg, ((struct symbol *)r->globals.v[k])->name);
+		const struct ptrvec *gs = &s->prog.all_globals;
+		for (size_t k = 0; k < gs->n; k++)
+			suggest_offer(&sg, ((struct symbol *)gs->v[k])->name);
 		for (size_t k = 0; k < vars->n; k++)
 			if (vars->v[k] != v)
 				suggest_offer(&sg, ((struct symbol *)vars->v[k])->name);
@@ -355,64 +614,115 @@ static void warn_never_assigned(struct resolver *r, const struct ptrvec *vars)
 	}
 }
 
+/* Is the array modified, here or in a called function? */
+struct modify_ctx {
+	struct symbol *array;
+	struct node *where;
+};
+
+static bool function_writes(struct symbol *f, struct symbol *g, struct ptrvec *seen)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (seen->v[i] == f)
+			return false;
+	pv_push(seen, f);
+	for (size_t i = 0; i < f->globals_wr.n; i++)
+		if (f->globals_wr.v[i] == g)
+			return true;
+	for (size_t i = 0; i < f->calls.n; i++)
+		if (function_writes(f->calls.v[i], g, seen))
+			return true;
+	return false;
+}
+
+static void find_modification(struct node *n, void *ctx)
+{
+	struct modify_ctx *m = ctx;
+	if (m->where)
+		return;
+	struct node *target = NULL;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE)
+		target = n->lhs;
+	if (target && target->sym == m->array) {
+		m->where = n;
+		return;
+	}
+	if (n->kind == N_CALL && n->sym) {
+		struct ptrvec seen = { 0 };
+		if (function_writes(n->sym, m->array, &seen))
+			m->where = n;
+		pv_free(&seen);
+		if (m->where)
+			return;
+	}
+	ast_for_children(n, find_modification, ctx);
+}
+
+/* SystemTap's rule: the array a foreach iterates stays as it is. */
+static void check_foreach(struct node *n, void *ctx)
+{
+	(void)ctx;
+	if (n->kind == N_FOREACH && n->lhs->kind != N_HIST && n->lhs->sym) {
+		struct modify_ctx m = { n->lhs->sym, NULL };
+		find_modification(n->body, &m);
+		if (m.where) {
+			diag_error(m.where->loc, D_MODIFIED_IN_FOREACH,
+				   "'%s' is modified inside a foreach over it", m.array->name);
+			diag_note(n->loc, "the foreach is here");
+			diag_hint("collect what to change in another array and change it after the loop");
+		}
+	}
+	ast_for_children(n, check_foreach, NULL);
+}
+
 int resolve_names(struct session *s)
 {
 	int before = diag_errors();
 	struct resolver r = { .s = s };
 	struct program *prog = &s->prog;
-	collect_declarations(&r);
-
-	/* Probe bodies of the user's script; a tapset's probes are aliases,
-	 * which Tapline does not handle yet. */
-	for (size_t i = 0; i < prog->decls.n; i++) {
-		struct node *d = prog->decls.v[i];
-		if (d->kind != N_PROBE || !in_user_file(&r, d->loc))
-			continue;
-		struct handler *h = xcalloc(1, sizeof *h);
-		h->index = (int)prog->handlers.n;
-		h->decl = d;
-		pv_push(&prog->handlers, h);
+	for (size_t i = 0; i < prog->handlers.n; i++) {
+		struct handler *h = prog->handlers.v[i];
 		struct scope sc = { .vars = &h->vars, .handler = h };
 		r.sc = &sc;
-		walk(&r, d->body);
+		walk(&r, h->body);
 		r.sc = NULL;
 	}
 	/* Every function of the user's script is checked, called or not. */
-	for (size_t i = 0; i < r.functions.n; i++) {
-		struct symbol *f = r.functions.v[i];
-		if (in_user_file(&r, f->loc))
+	for (size_t i = 0; i < prog->all_functions.n; i++) {
+		struct symbol *f = prog->all_functions.v[i];
+		if (in_user_file(s, f->loc))
 			add_unique(&r.worklist, f);
 	}
-	for (size_t i = 0; i < r.worklist.n; i++)
-		walk_function(&r, r.worklist.v[i]);
-
+	for (size_t i = 0; i < r.worklist.n; i++) {
+		struct symbol *f = r.worklist.v[i];
+		if (f->decl->body->kind != N_EMBEDDED)
+			walk_function(&r, f);
+	}
 	for (size_t i = 0; i < prog->handlers.n; i++)
-		fold_locks(prog->handlers.v[i]);
+		check_foreach(((struct handler *)prog->handlers.v[i])->body, NULL);
+	for (size_t i = 0; i < r.worklist.n; i++)
+		check_foreach(((struct symbol *)r.worklist.v[i])->decl->body, NULL);
 
 	/* Keep what is used, numbered in declaration order. */
-	for (size_t i = 0; i < r.functions.n; i++) {
-		struct symbol *f = r.functions.v[i];
+	for (size_t i = 0; i < prog->all_functions.n; i++) {
+		struct symbol *f = prog->all_functions.v[i];
 		if (f->reachable) {
 			f->index = (int)prog->functions.n;
 			pv_push(&prog->functions, f);
 		}
 	}
-	for (size_t i = 0; i < r.globals.n; i++) {
-		struct symbol *g = r.globals.v[i];
-		if (g->read || g->assigned || in_user_file(&r, g->loc)) {
+	for (size_t i = 0; i < prog->all_globals.n; i++) {
+		struct symbol *g = prog->all_globals.v[i];
+		if (g->read || g->assigned || in_user_file(s, g->loc)) {
 			g->index = (int)prog->globals.n;
 			pv_push(&prog->globals, g);
 		}
 	}
-	warn_unused(&r);
+	warn_unused(s);
 	for (size_t i = 0; i < prog->handlers.n; i++)
-		warn_never_assigned(&r, &((struct handler *)prog->handlers.v[i])->vars);
+		warn_never_assigned(s, &((struct handler *)prog->handlers.v[i])->vars);
 	for (size_t i = 0; i < r.worklist.n; i++)
-		warn_never_assigned(&r, &((struct symbol *)r.worklist.v[i])->vars);
-
-	if (prog->handlers.n == 0 && diag_errors() == before)
-		diag_error((struct loc){ prog->user_file, 1, 1 }, D_NO_PROBES,
-			   "the script has no probes");
+		warn_never_assigned(s, &((struct symbol *)r.worklist.v[i])->vars);
 	pv_free(&r.worklist);
 	return diag_errors() - before;
 }

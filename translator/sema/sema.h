@@ -3,9 +3,14 @@
  * Pass 2, elaboration: the parsed declarations become a checked program.
  * Its steps run in this order, each reading only what the earlier ones
  * produced:
- *   resolve_names   names -> symbols, handlers, reachable functions, locks
- *   probes_resolve  probe points -> concrete probes (kernel symbols, timers)
- *   types_check     types of every expression, format strings, $return
+ *   declarations_collect  every function (by name and arity) and global
+ *   probes_resolve        probe points -> concrete probes, through aliases,
+ *                         each with the handler (body) it runs
+ *   resolve_names         names -> symbols in every handler and reachable
+ *                         function; which globals each handler locks
+ *   types_check           types of every expression, arrays and statistics,
+ *                         format strings, regular expressions
+ *   locks_fold            each handler locks what the functions it calls use
  */
 #ifndef TAPLINE_SEMA_H
 #define TAPLINE_SEMA_H
@@ -15,9 +20,16 @@
 /* The whole pass; returns the number of errors. */
 int sema_elaborate(struct session *s);
 
-int resolve_names(struct session *s);
+int declarations_collect(struct session *s);
 int probes_resolve(struct session *s);
+int resolve_names(struct session *s);
 int types_check(struct session *s);
+void locks_fold(struct session *s);
+
+/* Visible to a reference in file `file`: the global or function of that
+ * name (and, for functions, that many arguments; -1: any). NULL if none. */
+struct symbol *sema_find_global(const struct session *s, const char *name, int file);
+struct symbol *sema_find_function(const struct session *s, const char *name, int nargs, int file);
 
 /* Print the resolved program (stap -p2). */
 void sema_print(const struct session *s, FILE *f);

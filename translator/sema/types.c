@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Types. A script has two value types, long and string; variables and
- * functions get theirs from how they are used. The checker walks the whole
- * program repeatedly, letting each known type flow into unknown ones
- * (assignments, arguments, returns, operators), until nothing changes; one
- * last walk then reports every conflict. printf formats are checked here
- * against their arguments, with the same parser the runtime uses.
+ * Types. A value is a long or a string; a global may also be a statistic
+ * (what '<<<' adds to) or an array of any of these, with one to nine keys
+ * that are longs or strings. Variables, functions, keys and values get
+ * their types from how they are used: the checker walks the whole program
+ * repeatedly, letting each known type flow into unknown ones (assignments,
+ * arguments, returns, operators, keys), until nothing changes; one last
+ * walk then reports every conflict, at the use that conflicts and with a
+ * note where the type was learned. printf formats are checked here against
+ * their arguments, with the same parser the runtime uses, and regular
+ * expressions are compiled.
+ *
+ * What a statistic is asked for (@count ... @variance, a histogram) is
+ * collected on its symbol: the runtime keeps only what is asked for.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +20,7 @@
 #include "format.h"
 #include "front/diag.h"
 #include "sema/builtins.h"
+#include "sema/regcomp.h"
 #include "sema/sema.h"
 
 struct checker {
@@ -23,6 +31,9 @@ struct checker {
 	struct handler *h;    /* the probe body being checked, or NULL */
 };
 
+/* The most buckets a linear histogram may have (SystemTap's limit is alike). */
+#define MAX_HIST_BUCKETS 1024
+
 static const char *type_words(enum type t)
 {
 	switch (t) {
@@ -30,12 +41,29 @@ static const char *type_words(enum type t)
 		return "a number";
 	case T_STRING:
 		return "a string";
+	case T_STATS:
+		return "a statistic";
 	case T_VOID:
 		return "no value";
 	case T_UNKNOWN:
 		break;
 	}
 	return "of unknown type";
+}
+
+static const char *sym_words(const struct symbol *sym)
+{
+	switch (sym->kind) {
+	case SYM_FUNCTION:
+		return "function";
+	case SYM_GLOBAL:
+		return sym->is_array ? "array" : "global";
+	case SYM_PARAM:
+		return "parameter";
+	case SYM_LOCAL:
+		break;
+	}
+	return "variable";
 }
 
 static void learn(struct checker *c, struct symbol *sym, enum type t, struct loc where)
@@ -49,12 +77,9 @@ static void learn(struct checker *c, struct symbol *sym, enum type t, struct loc
 		return;
 	}
 	if (sym->type != t && c->report) {
-		const char *what = sym->kind == SYM_FUNCTION ? "function" :
-				   sym->kind == SYM_GLOBAL   ? "global" :
-				   sym->kind == SYM_PARAM    ? "parameter" :
-							       "variable";
-		diag_error(where, D_TYPE_MISMATCH, "%s '%s' is %s, but is used as %s", what,
-			   sym->name, type_words(sym->type), type_words(t));
+		diag_error(where, D_TYPE_MISMATCH, "%s '%s' %s %s, but is used as %s", sym_words(sym),
+			   sym->name, sym->is_array ? "holds" : "is", type_words(sym->type),
+			   type_words(t));
 		diag_note(sym->loc, "'%s' got its type here", sym->name);
 	}
 }
@@ -76,6 +101,9 @@ static void expect(struct checker *c, struct node *n, enum type got, enum type w
 		   type_words(want), type_words(got));
 	if (want == T_STRING && got == T_LONG)
 		diag_hint("sprintf(\"%%d\", ...) turns a number into a string");
+	if (got == T_STATS)
+		diag_hint("a statistic is read with @count, @sum, @min, @max, @avg, @variance or a "
+			  "histogram");
 }
 
 static enum type check_expr(struct checker *c, struct node *n, enum type want);
@@ -87,6 +115,226 @@ static enum type check_operand(struct checker *c, struct node *n, enum type want
 	expect(c, n, t, want, context);
 	return t;
 }
+
+/* --- arrays --- */
+
+/* An array used with nkeys keys at n. */
+static void learn_nkeys(struct checker *c, struct symbol *sym, int nkeys, struct node *n)
+{
+	if (nkeys > MAX_KEYS) {
+		if (c->report)
+			diag_error(n->loc, D_ARRAY_KEYS, "an array has at most %d keys, not %d",
+				   MAX_KEYS, nkeys);
+		return;
+	}
+	if (sym->nkeys < 0) {
+		sym->nkeys = nkeys;
+		sym->keys_loc = n->loc;
+		c->changed = true;
+		return;
+	}
+	if (sym->nkeys != nkeys && c->report) {
+		diag_error(n->loc, D_ARRAY_KEYS, "array '%s' has %d key%s, but is used with %d here",
+			   sym->name, sym->nkeys, sym->nkeys == 1 ? "" : "s", nkeys);
+		diag_note(sym->keys_loc, "'%s' got %d key%s here", sym->name, sym->nkeys,
+			  sym->nkeys == 1 ? "" : "s");
+	}
+}
+
+/* Key i of array sym is key (an expression, or a '*' where allowed). */
+static void check_key(struct checker *c, struct symbol *sym, int i, struct node *key,
+		      bool star_ok)
+{
+	if (key->kind == N_STAR) {
+		if (!star_ok && c->report)
+			diag_error(key->loc, D_SYNTAX,
+				   "'*' as a key is only allowed in delete, foreach and in");
+		return;
+	}
+	enum type want = i < MAX_KEYS && sym->nkeys > i ? sym->key_types[i] : T_UNKNOWN;
+	enum type t = check_expr(c, key, want);
+	if (t == T_STATS || t == T_VOID) {
+		expect(c, key, t, T_LONG, "an array key");
+		return;
+	}
+	if (i >= MAX_KEYS || sym->nkeys <= i || t == T_UNKNOWN)
+		return;
+	if (sym->key_types[i] == T_UNKNOWN) {
+		sym->key_types[i] = t;
+		c->changed = true;
+	} else if (sym->key_types[i] != t && c->report) {
+		diag_error(key->loc, D_TYPE_MISMATCH, "key %d of array '%s' is %s, but this is %s",
+			   i + 1, sym->name, type_words(sym->key_types[i]), type_words(t));
+		diag_note(sym->keys_loc, "'%s' is used here", sym->name);
+	} else if (t == T_UNKNOWN && key->kind == N_VAR && key->sym) {
+		learn(c, key->sym, sym->key_types[i], key->loc);
+	}
+}
+
+static void check_keys(struct checker *c, struct symbol *sym, struct node *n, bool star_ok)
+{
+	learn_nkeys(c, sym, ast_list_len(n->list), n);
+	int i = 0;
+	for (struct node *k = n->list; k; k = k->next, i++)
+		check_key(c, sym, i, k, star_ok);
+}
+
+/* A global used as a plain scalar. */
+static bool scalar_use_ok(struct checker *c, struct node *n)
+{
+	struct symbol *sym = n->sym;
+	if (!sym->is_array)
+		return true;
+	if (c->report) {
+		diag_error(n->loc, D_ARRAY_KEYS, "'%s' is an array: use it with its keys, %s[...]",
+			   sym->name, sym->name);
+		if (sym->nkeys >= 0)
+			diag_note(sym->keys_loc, "it is used as an array here");
+	}
+	return false;
+}
+
+/* An array element (not a histogram bucket), as a value. */
+static enum type check_element(struct checker *c, struct node *n, enum type want)
+{
+	struct symbol *sym = n->sym;
+	if (!sym)
+		return T_UNKNOWN;
+	check_keys(c, sym, n, false);
+	if (sym->type == T_UNKNOWN && want != T_UNKNOWN)
+		learn(c, sym, want, n->loc);
+	return sym->type;
+}
+
+/* --- statistics --- */
+
+static bool literal_number(struct checker *c, struct node *n, const char *what, long long *v)
+{
+	check_expr(c, n, T_LONG);
+	if (n->kind == N_NUM) {
+		*v = n->num;
+		return true;
+	}
+	if (n->kind == N_UNARY && n->op == OP_NEG && n->lhs->kind == N_NUM) {
+		*v = (long long)(0ULL - (unsigned long long)n->lhs->num);
+		return true;
+	}
+	if (c->report)
+		diag_error(n->loc, D_BAD_HISTOGRAM, "%s must be a number written in the script", what);
+	return false;
+}
+
+/* The statistic an extractor or histogram reads: a global, or an element. */
+static struct symbol *stat_operand(struct checker *c, struct node *operand)
+{
+	struct symbol *sym = operand->sym;
+	if (!sym)
+		return NULL;
+	if (operand->kind == N_INDEX)
+		check_keys(c, sym, operand, false);
+	else if (sym->is_array && c->report)
+		diag_error(operand->loc, D_ARRAY_KEYS,
+			   "'%s' is an array of statistics: read one element, %s[...]", sym->name,
+			   sym->name);
+	learn(c, sym, T_STATS, operand->loc);
+	return sym;
+}
+
+static void note_agg(struct checker *c, struct symbol *sym, enum agg agg)
+{
+	if (!(sym->aggs & (1u << agg))) {
+		sym->aggs |= 1u << agg;
+		c->changed = true;
+	}
+}
+
+static enum type check_stat(struct checker *c, struct node *n)
+{
+	struct symbol *sym = stat_operand(c, n->lhs);
+	if (!sym)
+		return T_LONG;
+	note_agg(c, sym, n->agg);
+	if (n->rhs) {
+		long long shift = 0;
+		if (n->agg != AGG_VARIANCE) {
+			if (c->report)
+				diag_error(n->rhs->loc, D_WRONG_ARGS, "%s takes one argument",
+					   ast_agg_name(n->agg));
+		} else if (literal_number(c, n->rhs, "the bit shift of @variance", &shift)) {
+			if ((shift < 0 || shift > 62) && c->report)
+				diag_error(n->rhs->loc, D_BAD_HISTOGRAM,
+					   "the bit shift of @variance is 0 to 62, not %lld", shift);
+			else if (sym->variance_shift && sym->variance_shift != shift + 1 && c->report)
+				diag_error(n->rhs->loc, D_BAD_HISTOGRAM,
+					   "'%s' is used with another @variance bit shift elsewhere",
+					   sym->name);
+			sym->variance_shift = shift + 1;
+		}
+	}
+	return T_LONG;
+}
+
+/* A histogram: where allowed (printing, a bucket, foreach), check it. */
+static void check_hist(struct checker *c, struct node *n)
+{
+	struct symbol *sym = stat_operand(c, n->lhs);
+	if (!sym)
+		return;
+	long long p[3] = { 0, 0, 0 };
+	int nargs = ast_list_len(n->list);
+	if (n->agg == AGG_HIST_LINEAR) {
+		if (nargs != 3) {
+			if (c->report)
+				diag_error(n->loc, D_BAD_HISTOGRAM,
+					   "@hist_linear takes the statistic, start, stop and interval, "
+					   "not %d values",
+					   nargs + 1);
+			return;
+		}
+		int i = 0;
+		static const char *const what[] = { "a histogram's start", "a histogram's stop",
+						    "a histogram's interval" };
+		bool ok = true;
+		for (struct node *a = n->list; a; a = a->next, i++)
+			ok = literal_number(c, a, what[i], &p[i]) && ok;
+		if (!ok)
+			return;
+		if (c->report && p[2] <= 0) {
+			diag_error(n->list->next->next->loc, D_BAD_HISTOGRAM,
+				   "a histogram's interval must be positive, not %lld", p[2]);
+			return;
+		}
+		if (c->report && p[1] <= p[0]) {
+			diag_error(n->list->next->loc, D_BAD_HISTOGRAM,
+				   "a histogram's stop (%lld) must be above its start (%lld)", p[1], p[0]);
+			return;
+		}
+		if (c->report && p[2] > 0 && (p[1] - p[0]) / p[2] + 3 > MAX_HIST_BUCKETS) {
+			diag_error(n->loc, D_BAD_HISTOGRAM,
+				   "this histogram has %lld buckets; at most %d are allowed",
+				   (p[1] - p[0]) / p[2] + 3, MAX_HIST_BUCKETS);
+			return;
+		}
+	} else if (nargs && c->report) {
+		diag_error(n->loc, D_BAD_HISTOGRAM, "@hist_log takes only the statistic");
+		return;
+	}
+	/* One histogram per statistic. */
+	unsigned other = n->agg == AGG_HIST_LINEAR ? AGG_HIST_LOG : AGG_HIST_LINEAR;
+	bool conflict = (sym->aggs & (1u << other)) ||
+			(n->agg == AGG_HIST_LINEAR && (sym->aggs & (1u << AGG_HIST_LINEAR)) &&
+			 memcmp(sym->hist, p, sizeof p));
+	if (conflict) {
+		if (c->report)
+			diag_error(n->loc, D_BAD_HISTOGRAM,
+				   "'%s' already has another histogram: a statistic has one", sym->name);
+		return;
+	}
+	memcpy(sym->hist, p, sizeof p);
+	note_agg(c, sym, n->agg);
+}
+
+/* --- target variables --- */
 
 /* No probe of the handler is an entry probe. (A handler whose probe points
  * all failed, which was reported already, has none.) */
@@ -102,14 +350,17 @@ static bool all_points_return(struct checker *c, struct handler *h)
 
 static enum type check_target(struct checker *c, struct node *n)
 {
+	for (struct node *m = n->list; m; m = m->next)
+		if (m->lhs)
+			check_expr(c, m->lhs, T_LONG);
 	if (!c->report)
 		return T_LONG;
-	if (strcmp(n->name, "return") != 0) {
+	if (strcmp(n->name, "return") != 0 || n->list || n->pretty || n->addr_of) {
 		diag_error(n->loc, D_TARGET_VARIABLE,
-			   "'$%s' needs the kernel's DWARF debuginfo, which Tapline does not read "
-			   "yet",
+			   "'$%s' needs type information for the probed code, which Tapline does "
+			   "not read yet",
 			   n->name);
-		diag_hint("only $return is available now; int_arg(N)-style access comes later");
+		diag_hint("only $return is available now");
 		return T_LONG;
 	}
 	if (!c->h) {
@@ -124,6 +375,8 @@ static enum type check_target(struct checker *c, struct node *n)
 	}
 	return T_LONG;
 }
+
+/* --- printf --- */
 
 /*
  * The column of byte OFFSET of a string literal's value: escapes make the
@@ -156,6 +409,27 @@ static struct loc string_offset_loc(const struct node *lit, size_t offset)
 	}
 	at.col = (int)i + 1;
 	return at;
+}
+
+/* A printed value: a number, a string, or (where printing allows) a histogram. */
+static enum type check_value(struct checker *c, struct node *n, bool hist_ok, const char *what)
+{
+	if (n->kind == N_HIST) {
+		if (hist_ok)
+			check_hist(c, n);
+		else if (c->report)
+			diag_error(n->loc, D_BAD_HISTOGRAM,
+				   "%s cannot take a histogram; print, println and sprint can", what);
+		return T_UNKNOWN;
+	}
+	enum type t = check_expr(c, n, T_UNKNOWN);
+	if (c->report && t == T_VOID)
+		diag_error(n->loc, D_VOID_VALUE, "this has no value to print");
+	if (c->report && t == T_STATS) {
+		diag_error(n->loc, D_TYPE_MISMATCH, "%s cannot take a statistic", what);
+		diag_hint("print @count(s), @sum(s), @avg(s), ... or @hist_log(s)");
+	}
+	return t;
 }
 
 static void check_format(struct checker *c, struct node *call)
@@ -199,7 +473,10 @@ static void check_format(struct checker *c, struct node *call)
 		}
 		enum type want = spec.conv == RT_FMT_STRING ? T_STRING : T_LONG;
 		char *context = xasprintf("format directive '%.*s'", (int)spec.len, spec.start);
-		check_operand(c, arg, want, context);
+		if (arg->kind == N_HIST)
+			check_value(c, arg, false, call->name);
+		else
+			check_operand(c, arg, want, context);
 		free(context);
 		arg = arg->next;
 	}
@@ -210,65 +487,86 @@ static void check_format(struct checker *c, struct node *call)
 		check_expr(c, arg, T_UNKNOWN);
 }
 
-static enum type check_builtin(struct checker *c, struct node *n)
+/* --- calls --- */
+
+static enum type check_builtin(struct checker *c, struct node *n, enum type want)
 {
 	const struct builtin *b = n->builtin;
 	int nargs = ast_list_len(n->list);
-	if (nargs < b->min_args || (b->max_args >= 0 && nargs > b->max_args)) {
+	int min = builtin_min_args(b), max = builtin_max_args(b);
+	if (nargs < min || (max >= 0 && nargs > max)) {
 		if (c->report) {
-			if (b->min_args == b->max_args)
+			if (min == max)
 				diag_error(n->loc, D_WRONG_ARGS, "%s() takes %d argument%s, not %d",
-					   b->name, b->min_args, b->min_args == 1 ? "" : "s", nargs);
+					   b->name, min, min == 1 ? "" : "s", nargs);
 			else
 				diag_error(n->loc, D_WRONG_ARGS,
-					   "%s() takes at least %d argument%s, not %d", b->name,
-					   b->min_args, b->min_args == 1 ? "" : "s", nargs);
+					   "%s() takes at least %d argument%s, not %d", b->name, min,
+					   min == 1 ? "" : "s", nargs);
 		}
 		for (struct node *a = n->list; a; a = a->next)
-			check_expr(c, a, T_UNKNOWN);
-		return b->ret;
+			if (a->kind != N_HIST)
+				check_expr(c, a, T_UNKNOWN);
+		return builtin_result(b);
 	}
-	if (b->id == B_PRINTF || b->id == B_SPRINTF) {
+	(void)want;
+	switch (b->id) {
+	case B_PRINTF:
+	case B_SPRINTF:
 		check_format(c, n);
-		return b->ret;
+		return builtin_result(b);
+	case B_PRINTD:
+	case B_PRINTDLN:
+	case B_SPRINTD:
+	case B_SPRINTDLN:
+		if (n->list->kind != N_STR && c->report)
+			diag_error(n->list->loc, D_BAD_FORMAT,
+				   "the delimiter of %s must be a literal string", b->name);
+		check_expr(c, n->list, T_STRING);
+		for (struct node *a = n->list->next; a; a = a->next)
+			check_value(c, a, false, b->name);
+		return builtin_result(b);
+	case B_PRINT:
+	case B_PRINTLN:
+	case B_SPRINT:
+	case B_SPRINTLN:
+		for (struct node *a = n->list; a; a = a->next)
+			check_value(c, a, true, b->name);
+		return builtin_result(b);
+	default:
+		break;
 	}
 	int i = 0;
 	for (struct node *a = n->list; a; a = a->next, i++) {
-		enum type want = i < 2 ? b->arg_types[i] : T_UNKNOWN;
+		enum type argt = builtin_arg(b, i);
 		char *context = xasprintf("argument %d of %s()", i + 1, b->name);
-		enum type t = check_operand(c, a, want, context);
+		enum type t = check_operand(c, a, argt, context);
 		free(context);
-		if (want == T_UNKNOWN && t == T_VOID && c->report)
+		if (argt == T_UNKNOWN && t == T_VOID && c->report)
 			diag_error(a->loc, D_VOID_VALUE, "this has no value to print");
 	}
-	return b->ret;
+	return builtin_result(b);
 }
 
 static enum type check_call(struct checker *c, struct node *n, enum type want)
 {
 	if (n->builtin)
-		return check_builtin(c, n);
+		return check_builtin(c, n, want);
 	struct symbol *f = n->sym;
 	if (!f) {
 		for (struct node *a = n->list; a; a = a->next)
 			check_expr(c, a, T_UNKNOWN);
 		return T_UNKNOWN;
 	}
-	int nargs = ast_list_len(n->list);
-	if (nargs != f->nparams && c->report) {
-		diag_error(n->loc, D_WRONG_ARGS, "%s() takes %d argument%s, not %d", f->name,
-			   f->nparams, f->nparams == 1 ? "" : "s", nargs);
-		diag_note(f->loc, "'%s' is defined here", f->name);
-	}
 	int i = 0;
 	for (struct node *a = n->list; a; a = a->next, i++) {
 		struct symbol *param = i < f->nparams ? f->vars.v[i] : NULL;
 		enum type t = check_expr(c, a, param ? param->type : T_UNKNOWN);
-		if (t == T_VOID) {
+		if (t == T_VOID || t == T_STATS) {
 			if (c->report)
-				diag_error(a->loc, D_VOID_VALUE,
-					   "%s() returns no value to pass as an argument of %s()",
-					   a->kind == N_CALL ? a->name : "this", f->name);
+				diag_error(a->loc, t == T_VOID ? D_VOID_VALUE : D_TYPE_MISMATCH,
+					   "%s cannot be passed to %s()",
+					   t == T_VOID ? "no value" : "a statistic", f->name);
 			continue;
 		}
 		if (!param)
@@ -283,32 +581,70 @@ static enum type check_call(struct checker *c, struct node *n, enum type want)
 		} else if (t == T_UNKNOWN && a->kind == N_VAR && a->sym)
 			learn(c, a->sym, param->type, a->loc);
 	}
-	/* A function's type comes from its returns, not from how a call is
-	 * used: a wrong use is then reported at the call. */
-	(void)want;
+	/* A script function's type comes from its returns (a wrong use is then
+	 * reported at the call); embedded C has none, so its uses decide. */
+	if (f->decl->body->kind == N_EMBEDDED && f->type == T_UNKNOWN)
+		learn(c, f, want, n->loc);
 	return f->type;
 }
 
-static bool is_lvalue(const struct node *n)
+/* --- assignments --- */
+
+/* The symbol an lvalue writes: a variable or an array element. */
+static struct symbol *lvalue(struct checker *c, struct node *n, const char *what)
 {
-	return n->kind == N_VAR && n->sym;
+	if (n->kind == N_VAR && n->sym) {
+		scalar_use_ok(c, n);
+		return n->sym;
+	}
+	if (n->kind == N_INDEX && !n->lhs && n->sym) {
+		check_keys(c, n->sym, n, false);
+		return n->sym;
+	}
+	if (c->report && n->kind != N_VAR && n->kind != N_INDEX)
+		diag_error(n->loc, D_NOT_ASSIGNABLE,
+			   "cannot assign to a %s: %s needs a variable or an array element",
+			   ast_kind_name(n->kind), what);
+	check_expr(c, n, T_UNKNOWN);
+	return NULL;
 }
 
 static enum type check_assign(struct checker *c, struct node *n)
 {
-	if (!is_lvalue(n->lhs)) {
-		if (c->report && n->lhs->kind != N_VAR)
-			diag_error(n->lhs->loc, D_NOT_ASSIGNABLE, "cannot assign to a %s",
-				   ast_kind_name(n->lhs->kind));
+	if (n->op == OP_AGG) {
+		struct symbol *sym = lvalue(c, n->lhs, "'<<<'");
+		check_operand(c, n->rhs, T_LONG, "'<<<'");
+		if (sym) {
+			if (sym->kind != SYM_GLOBAL && c->report)
+				diag_error(n->lhs->loc, D_NOT_GLOBAL,
+					   "'%s' is local, but '<<<' adds to a global statistic",
+					   sym->name);
+			learn(c, sym, T_STATS, n->lhs->loc);
+		}
+		n->lhs->type = T_STATS;
+		return T_VOID;
+	}
+	char *what = xasprintf("'%s'", n->op == OP_ASSIGN ? "=" : ast_op_name(n->op));
+	struct symbol *sym = lvalue(c, n->lhs, what);
+	free(what);
+	if (!sym) {
 		check_expr(c, n->rhs, T_UNKNOWN);
 		return T_UNKNOWN;
 	}
-	struct symbol *sym = n->lhs->sym;
+	if (sym->type == T_STATS) {
+		if (c->report) {
+			diag_error(n->loc, D_TYPE_MISMATCH, "%s '%s' is a statistic: add to it with '<<<'",
+				   sym_words(sym), sym->name);
+			diag_note(sym->loc, "'%s' got its type here", sym->name);
+		}
+		check_expr(c, n->rhs, T_UNKNOWN);
+		return T_UNKNOWN;
+	}
 	enum type t;
 	switch (n->op) {
 	case OP_ASSIGN:
 		t = check_expr(c, n->rhs, sym->type);
-		if (t == T_VOID) {
+		if (t == T_VOID || t == T_STATS) {
 			expect(c, n->rhs, t, sym->type == T_UNKNOWN ? T_LONG : sym->type,
 			       "an assignment");
 			return sym->type;
@@ -325,7 +661,7 @@ static enum type check_assign(struct checker *c, struct node *n)
 		check_operand(c, n->rhs, T_STRING, "'.='");
 		n->lhs->type = T_STRING;
 		return T_STRING;
-	default:
+	default: {
 		learn(c, sym, T_LONG, n->loc);
 		char *context = xasprintf("'%s='", ast_op_name(n->op));
 		check_operand(c, n->rhs, T_LONG, context);
@@ -333,6 +669,34 @@ static enum type check_assign(struct checker *c, struct node *n)
 		n->lhs->type = T_LONG;
 		return T_LONG;
 	}
+	}
+}
+
+/* --- regular expressions --- */
+
+static void compile_regex(struct checker *c, struct node *n)
+{
+	struct node *pat = n->rhs;
+	if (pat->kind != N_STR) {
+		if (c->report)
+			diag_error(pat->loc, D_BAD_REGEX,
+				   "the regular expression of '%s' must be a literal string",
+				   ast_op_name(n->op));
+		return;
+	}
+	if (!c->report || n->num)
+		return;
+	char *err = NULL;
+	size_t off = 0;
+	struct regex *re = regex_compile(pat->str, &err, &off);
+	if (!re) {
+		diag_error(string_offset_loc(pat, off), D_BAD_REGEX, "%s", err);
+		free(err);
+		return;
+	}
+	pv_push(&c->s->prog.regexes, re);
+	/* The regex's number, plus one (0: none). */
+	n->num = (long long)c->s->prog.regexes.n;
 }
 
 static enum type check_binary(struct checker *c, struct node *n)
@@ -349,10 +713,7 @@ static enum type check_binary(struct checker *c, struct node *n)
 	case OP_NOMATCH:
 		check_operand(c, n->lhs, T_STRING, context);
 		check_operand(c, n->rhs, T_STRING, context);
-		if (c->report)
-			diag_error(n->loc, D_UNSUPPORTED,
-				   "regular expression matching ('%s') is not supported by Tapline yet",
-				   ast_op_name(n->op));
+		compile_regex(c, n);
 		break;
 	case OP_EQ:
 	case OP_NE:
@@ -364,8 +725,9 @@ static enum type check_binary(struct checker *c, struct node *n)
 		enum type rt = check_expr(c, n->rhs, lt);
 		if (lt == T_UNKNOWN && rt != T_UNKNOWN)
 			lt = check_expr(c, n->lhs, rt);
-		if (lt == T_VOID || rt == T_VOID) {
-			expect(c, lt == T_VOID ? n->lhs : n->rhs, T_VOID, T_LONG, context);
+		if (lt == T_VOID || rt == T_VOID || lt == T_STATS || rt == T_STATS) {
+			bool left = lt == T_VOID || lt == T_STATS;
+			expect(c, left ? n->lhs : n->rhs, left ? lt : rt, T_LONG, context);
 		} else if (lt != T_UNKNOWN && rt != T_UNKNOWN && lt != rt && c->report) {
 			diag_error(n->loc, D_TYPE_MISMATCH, "%s compares %s with %s", context,
 				   type_words(lt), type_words(rt));
@@ -382,6 +744,30 @@ static enum type check_binary(struct checker *c, struct node *n)
 	return t;
 }
 
+static enum type check_in(struct checker *c, struct node *n)
+{
+	if (n->sym)
+		check_keys(c, n->sym, n, true);
+	return T_LONG;
+}
+
+static bool is_guru_ok(struct checker *c, struct node *n)
+{
+	/* Tapset files may use embedded C (they are trusted, as in SystemTap);
+	 * the user's script needs guru mode. */
+	if (c->s->guru || n->loc.file != c->s->prog.user_file) {
+		c->s->prog.uses_embedded_c = true;
+		return true;
+	}
+	if (c->report) {
+		diag_error(n->loc, D_NEEDS_GURU, "%s needs guru mode", n->kind == N_CONST ? "@const" :
+								       "embedded C");
+		diag_hint("run stap with -g; the module is then built with the kernel's full kbuild, "
+			  "which takes a few seconds");
+	}
+	return false;
+}
+
 static enum type check_expr(struct checker *c, struct node *n, enum type want)
 {
 	enum type t = T_UNKNOWN;
@@ -394,13 +780,73 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		break;
 	case N_VAR:
 		if (n->sym) {
+			if (!scalar_use_ok(c, n))
+				break;
 			if (n->sym->type == T_UNKNOWN)
 				learn(c, n->sym, want, n->loc);
 			t = n->sym->type;
 		}
 		break;
+	case N_INDEX:
+		if (n->lhs) { /* a histogram's bucket count */
+			check_hist(c, n->lhs);
+			if (ast_list_len(n->list) != 1 && c->report)
+				diag_error(n->loc, D_ARRAY_KEYS, "a histogram bucket has one index");
+			for (struct node *k = n->list; k; k = k->next)
+				check_operand(c, k, T_LONG, "a histogram bucket");
+			t = T_LONG;
+		} else {
+			t = check_element(c, n, want);
+		}
+		break;
+	case N_IN:
+		t = check_in(c, n);
+		break;
+	case N_STAR:
+		if (c->report)
+			diag_error(n->loc, D_SYNTAX, "'*' as a key is only allowed in delete, foreach and in");
+		break;
+	case N_STAT:
+		t = check_stat(c, n);
+		break;
+	case N_HIST:
+		check_hist(c, n);
+		if (c->report)
+			diag_error(n->loc, D_BAD_HISTOGRAM,
+				   "a histogram can be printed (print, println, sprint), iterated "
+				   "(foreach) or indexed ([bucket]), and nothing else");
+		break;
 	case N_TARGET:
 		t = check_target(c, n);
+		break;
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+		if (n->lhs)
+			check_expr(c, n->lhs, T_UNKNOWN);
+		if (c->report) {
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "%s needs type information for the probed code, which Tapline does "
+				   "not read yet",
+				   ast_kind_name(n->kind));
+		}
+		t = T_LONG;
+		break;
+	case N_DEFINED:
+	case N_PROBEWRITE:
+		/* Folded before this pass; left only where it means nothing. */
+		if (c->report)
+			diag_error(n->loc, D_MISPLACED, "%s is only meaningful in a probe alias's block",
+				   ast_kind_name(n->kind));
+		t = T_LONG;
+		break;
+	case N_CONST:
+		is_guru_ok(c, n);
+		t = T_LONG;
+		break;
+	case N_EMBEDDED:
+		is_guru_ok(c, n);
+		t = strstr(n->str, "/* string */") ? T_STRING : T_LONG;
 		break;
 	case N_CALL:
 		t = check_call(c, n, want);
@@ -418,17 +864,15 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		t = T_LONG;
 		break;
 	}
-	case N_INCDEC:
-		if (!is_lvalue(n->lhs)) {
-			if (c->report && n->lhs->kind != N_VAR)
-				diag_error(n->lhs->loc, D_NOT_ASSIGNABLE, "'%s' needs a variable",
-					   ast_op_name(n->op));
-		} else {
-			learn(c, n->lhs->sym, T_LONG, n->loc);
+	case N_INCDEC: {
+		struct symbol *sym = lvalue(c, n->lhs, n->op == OP_INC ? "'++'" : "'--'");
+		if (sym) {
+			learn(c, sym, T_LONG, n->loc);
 			n->lhs->type = T_LONG;
 		}
 		t = T_LONG;
 		break;
+	}
 	case N_TERNARY: {
 		check_operand(c, n->cond, T_LONG, "a condition");
 		enum type a = check_expr(c, n->then, want);
@@ -442,6 +886,7 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		break;
 	}
 	case N_PROBE:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
@@ -452,17 +897,23 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 	case N_IF:
 	case N_WHILE:
 	case N_FOR:
+	case N_FOREACH:
+	case N_DELETE:
+	case N_TRY:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_NEXT:
 	case N_RETURN:
 	case N_EMPTY:
+	case N_MEMBER:
 	case N_NKINDS:
 		break;
 	}
 	n->type = t;
 	return t;
 }
+
+/* --- statements --- */
 
 static void check_stmt(struct checker *c, struct node *n);
 
@@ -471,10 +922,120 @@ static void check_stmt_child(struct node *child, void *ctx)
 	check_stmt(ctx, child);
 }
 
+/* One sort at most: a key's, or the value's (array or value variable). */
+static void check_foreach_sort(struct checker *c, struct node *n, struct symbol *sym)
+{
+	int sorts = n->sort != 0;
+	if (n->then && n->then->sort) {
+		sorts++;
+		n->sort = n->then->sort; /* sorting the value variable sorts by value */
+	}
+	for (struct node *k = n->list; k; k = k->next)
+		sorts += k->sort != 0;
+	if (sorts > 1 && c->report)
+		diag_error(n->loc, D_FOREACH, "a foreach sorts by one key or by the value, not by %d",
+			   sorts);
+	if (!sym)
+		return;
+	/* Walking statistics merges every CPU's copy: the exclusive lock. */
+	if (sym->type == T_STATS && c->report) {
+		struct ptrvec *wr = c->h ? &c->h->globals_wr : &c->func->globals_wr;
+		bool found = false;
+		for (size_t i = 0; i < wr->n && !found; i++)
+			found = wr->v[i] == sym;
+		if (!found)
+			pv_push(wr, sym);
+	}
+	if (n->agg != AGG_NONE && sym->type != T_STATS && sym->type != T_UNKNOWN && c->report)
+		diag_error(n->loc, D_FOREACH, "sorting by %s is for arrays of statistics",
+			   ast_agg_name(n->agg));
+	if (sym->type == T_STATS && n->sort) {
+		if (n->agg == AGG_NONE)
+			n->agg = AGG_COUNT; /* SystemTap's default */
+		note_agg(c, sym, n->agg);
+	}
+}
+
+static void check_foreach(struct checker *c, struct node *n)
+{
+	struct node *src = n->lhs;
+	int nvars = ast_list_len(n->list);
+	if (src->kind == N_HIST) {
+		check_hist(c, src);
+		if (c->report && (nvars != 1 || n->then || n->sort || n->list->sort))
+			diag_error(n->loc, D_FOREACH,
+				   "a foreach over a histogram takes one bucket variable, unsorted");
+		for (struct node *k = n->list; k; k = k->next)
+			if (k->sym)
+				learn(c, k->sym, T_LONG, k->loc);
+	} else if (src->sym) {
+		struct symbol *sym = src->sym;
+		learn_nkeys(c, sym, nvars, n);
+		if (src->kind == N_INDEX) {
+			if (ast_list_len(src->list) != nvars && c->report)
+				diag_error(src->loc, D_ARRAY_KEYS,
+					   "the slice has %d keys, but the foreach has %d variables",
+					   ast_list_len(src->list), nvars);
+			int i = 0;
+			for (struct node *k = src->list; k; k = k->next, i++)
+				check_key(c, sym, i, k, true);
+		}
+		int i = 0;
+		for (struct node *k = n->list; k; k = k->next, i++) {
+			if (!k->sym || i >= MAX_KEYS || sym->nkeys <= i)
+				continue;
+			if (sym->key_types[i] != T_UNKNOWN)
+				learn(c, k->sym, sym->key_types[i], k->loc);
+			else if (k->sym->type != T_UNKNOWN) {
+				sym->key_types[i] = k->sym->type;
+				c->changed = true;
+			}
+		}
+		if (n->then && n->then->sym) {
+			if (sym->type == T_STATS) {
+				if (c->report)
+					diag_error(n->then->loc, D_FOREACH,
+						   "the values of '%s' are statistics: read one with "
+						   "@count(%s[...]) and the like",
+						   sym->name, sym->name);
+			} else if (sym->type != T_UNKNOWN) {
+				learn(c, n->then->sym, sym->type, n->then->loc);
+			} else if (n->then->sym->type != T_UNKNOWN) {
+				learn(c, sym, n->then->sym->type, n->then->loc);
+			}
+		}
+		check_foreach_sort(c, n, sym);
+	}
+	if (n->step)
+		check_operand(c, n->step, T_LONG, "'limit'");
+	check_stmt(c, n->body);
+}
+
+static void check_delete(struct checker *c, struct node *n)
+{
+	struct node *t = n->lhs;
+	if (t->kind == N_VAR && t->sym) {
+		/* Deleting a scalar resets it; an array or statistic is emptied. */
+		return;
+	}
+	if (t->kind == N_INDEX && !t->lhs && t->sym) {
+		check_keys(c, t->sym, t, true);
+		return;
+	}
+	if (c->report)
+		diag_error(t->loc, D_NOT_ASSIGNABLE,
+			   "delete takes a variable, an array or an array element, not a %s",
+			   ast_kind_name(t->kind));
+}
+
 static void check_stmt(struct checker *c, struct node *n)
 {
 	switch (n->kind) {
 	case N_EXPR_STMT:
+		if (n->lhs->kind == N_HIST) {
+			check_value(c, n->lhs, false, "a statement");
+			return;
+		}
 		check_expr(c, n->lhs, T_UNKNOWN);
 		return;
 	case N_IF:
@@ -492,6 +1053,18 @@ static void check_stmt(struct checker *c, struct node *n)
 		if (n->step)
 			check_expr(c, n->step, T_UNKNOWN);
 		check_stmt(c, n->body);
+		return;
+	case N_FOREACH:
+		check_foreach(c, n);
+		return;
+	case N_DELETE:
+		check_delete(c, n);
+		return;
+	case N_TRY:
+		check_stmt(c, n->body);
+		if (n->then && n->then->sym)
+			learn(c, n->then->sym, T_STRING, n->then->loc);
+		check_stmt(c, n->els);
 		return;
 	case N_RETURN: {
 		if (!c->func)
@@ -512,12 +1085,15 @@ static void check_stmt(struct checker *c, struct node *n)
 					   f->name);
 			return;
 		}
-		if (t == T_VOID)
-			expect(c, n->lhs, t, f->type, "'return'");
+		if (t == T_VOID || t == T_STATS)
+			expect(c, n->lhs, t, f->type == T_UNKNOWN ? T_LONG : f->type, "'return'");
 		else
 			learn(c, f, t, n->lhs->loc);
 		return;
 	}
+	case N_EMBEDDED:
+		/* A function body in C: nothing to check here. */
+		return;
 	case N_BLOCK:
 	case N_PROBE:
 	case N_FUNCTION:
@@ -527,6 +1103,7 @@ static void check_stmt(struct checker *c, struct node *n)
 	case N_CONTINUE:
 	case N_NEXT:
 	case N_EMPTY:
+	case N_ALIAS:
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_GLOBAL:
@@ -534,7 +1111,19 @@ static void check_stmt(struct checker *c, struct node *n)
 	case N_NUM:
 	case N_STR:
 	case N_VAR:
+	case N_INDEX:
+	case N_IN:
+	case N_STAR:
+	case N_STAT:
+	case N_HIST:
 	case N_TARGET:
+	case N_MEMBER:
+	case N_CAST:
+	case N_ATVAR:
+	case N_ENTRY:
+	case N_DEFINED:
+	case N_PROBEWRITE:
+	case N_CONST:
 	case N_CALL:
 	case N_ASSIGN:
 	case N_BINARY:
@@ -562,11 +1151,13 @@ static void walk_program(struct checker *c)
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		c->h = prog->handlers.v[i];
 		c->func = NULL;
-		check_stmt(c, c->h->decl->body);
+		check_stmt(c, c->h->body);
 	}
 	c->h = NULL;
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		c->func = prog->functions.v[i];
+		if (c->func->decl->body->kind == N_EMBEDDED)
+			is_guru_ok(c, c->func->decl->body);
 		check_stmt(c, c->func->decl->body);
 	}
 	c->func = NULL;
@@ -587,16 +1178,33 @@ static void report_unknown(const struct ptrvec *vars)
 	}
 }
 
+static void report_unknown_keys(const struct ptrvec *globals)
+{
+	for (size_t i = 0; i < globals->n; i++) {
+		struct symbol *g = globals->v[i];
+		if (!g->is_array)
+			continue;
+		for (int k = 0; k < g->nkeys && k < MAX_KEYS; k++) {
+			if (g->key_types[k] != T_UNKNOWN)
+				continue;
+			diag_error(g->keys_loc, D_TYPE_UNKNOWN,
+				   "cannot tell whether key %d of '%s' is a number or a string", k + 1,
+				   g->name);
+			break;
+		}
+	}
+}
+
 int types_check(struct session *s)
 {
 	int before = diag_errors();
 	struct program *prog = &s->prog;
-	/* A function without 'return value' returns nothing. */
+	/* A script function without 'return value' returns nothing. */
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		struct symbol *f = prog->functions.v[i];
 		bool found = false;
 		find_value_return(f->decl->body, &found);
-		if (f->type == T_UNKNOWN && !found)
+		if (f->type == T_UNKNOWN && !found && f->decl->body->kind != N_EMBEDDED)
 			f->type = T_VOID;
 	}
 	struct checker c = { .s = s };
@@ -605,6 +1213,12 @@ int types_check(struct session *s)
 		walk_program(&c);
 		if (!c.changed)
 			break;
+	}
+	/* Embedded C whose value nobody takes returns nothing. */
+	for (size_t i = 0; i < prog->functions.n; i++) {
+		struct symbol *f = prog->functions.v[i];
+		if (f->type == T_UNKNOWN && f->decl->body->kind == N_EMBEDDED)
+			f->type = T_VOID;
 	}
 	c.report = true;
 	walk_program(&c);
@@ -615,18 +1229,24 @@ int types_check(struct session *s)
 		struct symbol *g = prog->globals.v[i];
 		if (g->type == T_UNKNOWN && !g->read && !g->assigned)
 			g->type = T_LONG;
+		if (g->is_array && g->nkeys < 0) {
+			/* Declared, never used with keys: one number key. */
+			g->nkeys = 1;
+			g->key_types[0] = T_LONG;
+			if (g->type == T_UNKNOWN)
+				g->type = T_LONG;
+		}
 	}
 	report_unknown(&prog->globals);
+	report_unknown_keys(&prog->globals);
 	for (size_t i = 0; i < prog->handlers.n; i++)
 		report_unknown(&((struct handler *)prog->handlers.v[i])->vars);
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		struct symbol *f = prog->functions.v[i];
 		report_unknown(&f->vars);
-		if (f->type == T_UNKNOWN) {
-			diag_error(f->loc, D_TYPE_UNKNOWN,
-				   "cannot tell whether %s() returns a number or a string", f->name);
-			diag_hint("declare it, e.g. 'function %s:long(...)'", f->name);
-		}
+		/* A value whose type nothing tells is a number, as in SystemTap. */
+		if (f->type == T_UNKNOWN)
+			f->type = T_LONG;
 	}
 	return diag_errors() - before;
 }

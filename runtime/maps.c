@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The script's arrays: hash tables of fixed capacity, allocated whole when
+ * the module loads, so a probe hit never allocates. An entry holds its
+ * keys (numbers, or strings of MAXSTRINGLEN bytes) and its value, and is
+ * linked into its hash chain and into the table's insertion order, which
+ * is the order of an unsorted foreach and says which entry is oldest when
+ * a '%' array wraps around. Keys are hashed once per access, with a seed
+ * chosen at load time; keys are compared only when hashes are equal.
+ *
+ * An array of statistics has one table per CPU, which only that CPU adds
+ * to (under a shared lock), and one more into which foreach merges them
+ * (under the exclusive lock), only when one of them changed since.
+ *
+ * A sorted foreach sorts a snapshot of entry pointers taken from this
+ * CPU's slot area, never the table itself.
+ */
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "runtime.h"
+#include "stats.h"
+
+struct rt_entry {
+	u32 hash;
+	s32 next;          /* the next entry in its hash chain, or -1 */
+	s32 older, newer;  /* insertion order */
+	u32 seq;           /* when it was inserted: sorting ties keep this order */
+	u32 unused;
+	/* the keys, then the value (offsets in struct rt_map) */
+};
+
+struct rt_table {
+	s32 *heads;        /* hash buckets: the first entry of each chain, or -1 */
+	u32 mask;
+	char *mem;         /* capacity entries of esize bytes */
+	int capacity;
+	int used;          /* entries ever taken from mem */
+	s32 free;          /* deleted entries to reuse, chained through next */
+	int count;
+	s32 oldest, newest;
+	u32 seq;
+	int dirty;         /* statistics: changed since the last merge */
+};
+
+struct rt_map {
+	const struct rt_map_desc *d;
+	size_t koff[9], voff, esize, maxstr;
+	u32 seed;
+	struct rt_table *table;  /* the array; for statistics, the merged copy */
+	struct rt_table **cpu;   /* statistics: each CPU's own table */
+};
+
+/* A sorted foreach's snapshot: the entry, and the value it sorts by. */
+struct rt_slot {
+	struct rt_entry *e;
+	s64 v;
+};
+
+static struct rt_entry *rt_entry_at(const struct rt_map *m, const struct rt_table *t, s32 i)
+{
+	return (struct rt_entry *)(t->mem + (size_t)i * m->esize);
+}
+
+static s32 rt_entry_index(const struct rt_map *m, const struct rt_table *t,
+			  const struct rt_entry *e)
+{
+	return (s32)(((const char *)e - t->mem) / m->esize);
+}
+
+static s64 *rt_key_long(const struct rt_map *m, struct rt_entry *e, int i)
+{
+	return (s64 *)((char *)e + m->koff[i]);
+}
+
+static char *rt_key_str(const struct rt_map *m, struct rt_entry *e, int i)
+{
+	return (char *)e + m->koff[i];
+}
+
+static void *rt_value(const struct rt_map *m, struct rt_entry *e)
+{
+	return (char *)e + m->voff;
+}
+
+/* --- tables --- */
+
+static void rt_table_reset(struct rt_table *t)
+{
+	memset(t->heads, 0xff, (size_t)(t->mask + 1) * sizeof(*t->heads));
+	t->used = 0;
+	t->free = -1;
+	t->count = 0;
+	t->oldest = t->newest = -1;
+	t->dirty = 0;
+}
+
+static void rt_table_free(struct rt_table *t)
+{
+	if (!t)
+		return;
+	vfree(t->heads);
+	vfree(t->mem);
+	kfree(t);
+}
+
+static struct rt_table *rt_table_new(const struct rt_map *m)
+{
+	struct rt_table *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	u32 nheads = 16;
+
+	if (!t)
+		return NULL;
+	while (nheads < (u32)m->d->capacity && nheads < (1u << 30))
+		nheads <<= 1;
+	t->mask = nheads - 1;
+	t->capacity = m->d->capacity;
+	t->heads = vmalloc(nheads * sizeof(*t->heads));
+	t->mem = vzalloc((size_t)t->capacity * m->esize);
+	if (!t->heads || !t->mem) {
+		rt_table_free(t);
+		return NULL;
+	}
+	rt_table_reset(t);
+	return t;
+}
+
+static u32 rt_hash(const struct rt_map *m, const struct rt_key *k)
+{
+	u64 h = 0xcbf29ce484222325ULL ^ m->seed;
+	int i;
+
+	for (i = 0; i < m->d->nkeys; i++) {
+		if (m->d->key_kinds[i] == RT_STRING) {
+			const unsigned char *s = (const unsigned char *)k[i].s;
+			size_t n;
+
+			/* Only what an entry keeps of a long string counts. */
+			for (n = 0; n + 1 < m->maxstr && s[n]; n++)
+				h = (h ^ s[n]) * 0x100000001b3ULL;
+			h = (h ^ 0xff) * 0x100000001b3ULL;
+		} else {
+			h = (h ^ (u64)k[i].n) * 0x100000001b3ULL;
+			h ^= h >> 29;
+		}
+	}
+	return (u32)(h ^ (h >> 32));
+}
+
+static bool rt_keys_equal(const struct rt_map *m, struct rt_entry *e, const struct rt_key *k)
+{
+	int i;
+
+	for (i = 0; i < m->d->nkeys; i++) {
+		if (m->d->key_kinds[i] == RT_STRING) {
+			if (strncmp(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
+				return false;
+		} else if (*rt_key_long(m, e, i) != k[i].n) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct rt_entry *rt_lookup(const struct rt_map *m, const struct rt_table *t,
+				  const struct rt_key *k, u32 h)
+{
+	s32 i;
+
+	for (i = t->heads[h & t->mask]; i >= 0;) {
+		struct rt_entry *e = rt_entry_at(m, t, i);
+
+		if (e->hash == h && rt_keys_equal(m, e, k))
+			return e;
+		i = e->next;
+	}
+	return NULL;
+}
+
+static void rt_unlink(const struct rt_map *m, struct rt_table *t, struct rt_entry *e)
+{
+	s32 idx = rt_entry_index(m, t, e), *link = &t->heads[e->hash & t->mask];
+
+	while (*link != idx)
+		link = &rt_entry_at(m, t, *link)->next;
+	*link = e->next;
+	if (e->older >= 0)
+		rt_entry_at(m, t, e->older)->newer = e->newer;
+	else
+		t->oldest = e->newer;
+	if (e->newer >= 0)
+		rt_entry_at(m, t, e->newer)->older = e->older;
+	else
+		t->newest = e->older;
+	e->next = t->free;
+	t->free = idx;
+	t->count--;
+}
+
+static void rt_map_full(struct rt_context *c, const struct rt_map *m, const char *loc)
+{
+	char hint[RT_HINT_LEN];
+
+	if (m->d->declared) {
+		rt_failf(c, loc, "declare it larger, or with '%' to replace the oldest entry",
+			 "array '%s' is full (declared with %d entries)", m->d->name,
+			 m->d->capacity);
+		return;
+	}
+	scnprintf(hint, sizeof(hint),
+		  "raise the limit with -D MAXMAPENTRIES=N, or declare a size: global %s[N]",
+		  m->d->name);
+	rt_failf(c, loc, hint, "array '%s' is full (MAXMAPENTRIES = %d)", m->d->name,
+		 m->d->capacity);
+}
+
+/* A new entry with these keys and a zero value; NULL when the table is full. */
+static struct rt_entry *rt_insert(const struct rt_map *m, struct rt_table *t,
+				  const struct rt_key *k, u32 h)
+{
+	struct rt_entry *e;
+	s32 idx;
+	int i;
+
+	if (t->count == t->capacity) {
+		if (!m->d->wrap || t->oldest < 0)
+			return NULL;
+		rt_unlink(m, t, rt_entry_at(m, t, t->oldest));
+	}
+	if (t->free >= 0) {
+		idx = t->free;
+		t->free = rt_entry_at(m, t, idx)->next;
+	} else {
+		idx = t->used++;
+	}
+	e = rt_entry_at(m, t, idx);
+	memset(e, 0, m->esize);
+	e->hash = h;
+	e->next = t->heads[h & t->mask];
+	t->heads[h & t->mask] = idx;
+	e->older = t->newest;
+	e->newer = -1;
+	if (t->newest >= 0)
+		rt_entry_at(m, t, t->newest)->newer = idx;
+	else
+		t->oldest = idx;
+	t->newest = idx;
+	e->seq = ++t->seq;
+	t->count++;
+	for (i = 0; i < m->d->nkeys; i++) {
+		if (m->d->key_kinds[i] == RT_STRING)
+			strscpy(rt_key_str(m, e, i), k[i].s, m->maxstr);
+		else
+			*rt_key_long(m, e, i) = k[i].n;
+	}
+	return e;
+}
+
+static struct rt_entry *rt_find_or_insert(struct rt_context *c, struct rt_map *m,
+					  struct rt_table *t, const struct rt_key *k,
+					  const char *loc)
+{
+	u32 h = rt_hash(m, k);
+	struct rt_entry *e = rt_lookup(m, t, k, h);
+
+	if (e)
+		return e;
+	e = rt_insert(m, t, k, h);
+	if (!e)
+		rt_map_full(c, m, loc);
+	return e;
+}
+
+/* Do the entry's keys match the slice (keys where star has no bit)? */
+static bool rt_slice_match(const struct rt_map *m, struct rt_entry *e, const struct rt_key *k,
+			   int star)
+{
+	int i;
+
+	for (i = 0; i < m->d->nkeys; i++) {
+		if (star & (1 << i))
+			continue;
+		if (m->d->key_kinds[i] == RT_STRING) {
+			if (strncmp(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
+				return false;
+		} else if (*rt_key_long(m, e, i) != k[i].n) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* --- making and freeing --- */
+
+struct rt_map *rt_map_new(const struct rt_map_desc *d)
+{
+	struct rt_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	size_t off = sizeof(struct rt_entry);
+	int i, cpu;
+
+	if (!m)
+		return NULL;
+	m->d = d;
+	m->maxstr = rt_script.maxstringlen;
+	for (i = 0; i < d->nkeys; i++) {
+		m->koff[i] = off;
+		off += d->key_kinds[i] == RT_STRING ? ALIGN(m->maxstr, 8) : sizeof(s64);
+	}
+	m->voff = off;
+	switch (d->value_kind) {
+	case RT_STRING:
+		off += ALIGN(m->maxstr, 8);
+		break;
+	case RT_STATS:
+		off += ALIGN(rt_stat_size(&d->stat), 8);
+		break;
+	default:
+		off += sizeof(s64);
+		break;
+	}
+	m->esize = off;
+	m->seed = get_random_u32();
+	m->table = rt_table_new(m);
+	if (!m->table)
+		goto fail;
+	if (d->value_kind == RT_STATS) {
+		m->cpu = kcalloc(nr_cpu_ids, sizeof(*m->cpu), GFP_KERNEL);
+		if (!m->cpu)
+			goto fail;
+		for_each_possible_cpu(cpu) {
+			m->cpu[cpu] = rt_table_new(m);
+			if (!m->cpu[cpu])
+				goto fail;
+		}
+	}
+	return m;
+fail:
+	rt_map_free(m);
+	return NULL;
+}
+
+void rt_map_free(struct rt_map *m)
+{
+	int cpu;
+
+	if (!m)
+		return;
+	if (m->cpu) {
+		for_each_possible_cpu(cpu)
+			rt_table_free(m->cpu[cpu]);
+		kfree(m->cpu);
+	}
+	rt_table_free(m->table);
+	kfree(m);
+}
+
+const struct rt_stat_desc *rt_map_stat_desc(const struct rt_map *m)
+{
+	return &m->d->stat;
+}
+
+/* --- numbers and strings --- */
+
+rt_long rt_map_get_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k)
+{
+	struct rt_entry *e = rt_lookup(m, m->table, k, rt_hash(m, k));
+
+	return e ? *(s64 *)rt_value(m, e) : 0;
+}
+
+void rt_map_get_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k, char *buf,
+		    rt_size size)
+{
+	struct rt_entry *e = rt_lookup(m, m->table, k, rt_hash(m, k));
+
+	strscpy(buf, e ? (char *)rt_value(m, e) : "", size);
+}
+
+rt_long *rt_map_ref_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+			 const char *loc)
+{
+	struct rt_entry *e = rt_find_or_insert(c, m, m->table, k, loc);
+
+	return e ? rt_value(m, e) : NULL;
+}
+
+char *rt_map_ref_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		     const char *loc)
+{
+	struct rt_entry *e = rt_find_or_insert(c, m, m->table, k, loc);
+
+	return e ? rt_value(m, e) : NULL;
+}
+
+void rt_map_set_long(struct rt_context *c, struct rt_map *m, const struct rt_key *k, rt_long v,
+		     const char *loc)
+{
+	rt_long *p = rt_map_ref_long(c, m, k, loc);
+
+	if (p)
+		*p = v;
+}
+
+void rt_map_set_str(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		    const char *v, const char *loc)
+{
+	char *p = rt_map_ref_str(c, m, k, loc);
+
+	if (p && p != v)
+		strscpy(p, v, m->maxstr);
+}
+
+/* --- membership and deletion (every table of a statistics array) --- */
+
+static bool rt_table_has(const struct rt_map *m, const struct rt_table *t,
+			 const struct rt_key *k, int star, u32 h)
+{
+	s32 i;
+
+	if (!star)
+		return rt_lookup(m, t, k, h) != NULL;
+	for (i = t->oldest; i >= 0;) {
+		struct rt_entry *e = rt_entry_at(m, t, i);
+
+		if (rt_slice_match(m, e, k, star))
+			return true;
+		i = e->newer;
+	}
+	return false;
+}
+
+rt_long rt_map_exists(struct rt_context *c, struct rt_map *m, const struct rt_key *k, int star)
+{
+	u32 h = star ? 0 : rt_hash(m, k);
+	int cpu;
+
+	if (!m->cpu)
+		return rt_table_has(m, m->table, k, star, h);
+	for_each_possible_cpu(cpu)
+		if (rt_table_has(m, m->cpu[cpu], k, star, h))
+			return 1;
+	return 0;
+}
+
+static void rt_table_delete(const struct rt_map *m, struct rt_table *t, const struct rt_key *k,
+			    int star, u32 h)
+{
+	s32 i;
+
+	if (!star) {
+		struct rt_entry *e = rt_lookup(m, t, k, h);
+
+		if (e)
+			rt_unlink(m, t, e);
+		t->dirty = 1;
+		return;
+	}
+	for (i = t->oldest; i >= 0;) {
+		struct rt_entry *e = rt_entry_at(m, t, i);
+
+		i = e->newer;
+		if (rt_slice_match(m, e, k, star))
+			rt_unlink(m, t, e);
+	}
+	t->dirty = 1;
+}
+
+void rt_map_delete(struct rt_context *c, struct rt_map *m, const struct rt_key *k, int star)
+{
+	u32 h = star ? 0 : rt_hash(m, k);
+	int cpu;
+
+	rt_table_delete(m, m->table, k, star, h);
+	if (m->cpu)
+		for_each_possible_cpu(cpu)
+			rt_table_delete(m, m->cpu[cpu], k, star, h);
+}
+
+void rt_map_clear(struct rt_context *c, struct rt_map *m)
+{
+	int cpu;
+
+	rt_table_reset(m->table);
+	if (m->cpu)
+		for_each_possible_cpu(cpu) {
+			rt_table_reset(m->cpu[cpu]);
+			m->cpu[cpu]->dirty = 1;
+		}
+}
+
+/* --- statistics --- */
+
+void rt_map_add(struct rt_context *c, struct rt_map *m, const struct rt_key *k, rt_long v,
+		const char *loc)
+{
+	struct rt_table *t = m->cpu[smp_processor_id()];
+	struct rt_entry *e = rt_find_or_insert(c, m, t, k, loc);
+
+	if (!e)
+		return;
+	rt_stat_add_value(&m->d->stat, rt_value(m, e), v);
+	t->dirty = 1;
+}
+
+struct rt_stat *rt_map_merged_stat(struct rt_context *c, struct rt_map *m,
+				   const struct rt_key *k, const struct rt_stat_desc **d,
+				   const char *loc)
+{
+	struct rt_stat *sum = rt_stat_scratch(c);
+	u32 h = rt_hash(m, k);
+	int cpu;
+
+	*d = &m->d->stat;
+	rt_stat_clear(*d, sum);
+	for_each_possible_cpu(cpu) {
+		struct rt_entry *e = rt_lookup(m, m->cpu[cpu], k, h);
+
+		if (e)
+			rt_stat_merge(*d, sum, rt_value(m, e));
+	}
+	return sum;
+}
+
+rt_long rt_map_stat(struct rt_context *c, struct rt_map *m, const struct rt_key *k,
+		    enum rt_agg agg, const char *loc)
+{
+	const struct rt_stat_desc *d;
+	struct rt_stat *st = rt_map_merged_stat(c, m, k, &d, loc);
+
+	return rt_stat_value(c, d, st, agg, "aggregate element not found", loc);
+}
+
+/* The CPUs' tables merged into m->table, if any changed; false when the
+ * union does not fit. */
+static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc)
+{
+	bool dirty = false;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		dirty |= m->cpu[cpu]->dirty;
+	if (!dirty)
+		return true;
+	rt_table_reset(m->table);
+	for_each_possible_cpu(cpu) {
+		struct rt_table *t = m->cpu[cpu];
+		s32 i;
+
+		for (i = t->oldest; i >= 0;) {
+			struct rt_entry *e = rt_entry_at(m, t, i), *into;
+			struct rt_key k[9];
+			int j;
+
+			i = e->newer;
+			for (j = 0; j < m->d->nkeys; j++) {
+				k[j].s = rt_key_str(m, e, j);
+				k[j].n = *rt_key_long(m, e, j);
+			}
+			into = rt_lookup(m, m->table, k, e->hash);
+			if (!into)
+				into = rt_insert(m, m->table, k, e->hash);
+			if (!into) {
+				rt_failf(c, loc,
+					 "raise the limit with -D MAXMAPENTRIES=N, or declare a larger size",
+					 "aggregation overflow: the CPUs' copies of array '%s' hold more than %d entries together",
+					 m->d->name, m->d->capacity);
+				rt_table_reset(m->table);
+				m->table->dirty = 1;
+				return false;
+			}
+			rt_stat_merge(&m->d->stat, rt_value(m, into), rt_value(m, e));
+		}
+	}
+	for_each_possible_cpu(cpu)
+		m->cpu[cpu]->dirty = 0;
+	return true;
+}
+
+/* --- foreach --- */
+
+struct rt_sort {
+	const struct rt_map *m;
+	int sort_by, dir, value_str;
+};
+
+static int rt_slot_cmp(const struct rt_sort *s, const struct rt_slot *a, const struct rt_slot *b)
+{
+	int r = 0;
+
+	if (s->sort_by >= 0) {
+		if (s->m->d->key_kinds[s->sort_by] == RT_STRING)
+			r = strcmp(rt_key_str(s->m, a->e, s->sort_by),
+				   rt_key_str(s->m, b->e, s->sort_by));
+		else
+			r = a->v < b->v ? -1 : a->v > b->v;
+	} else if (s->value_str) {
+		r = strcmp(rt_value(s->m, a->e), rt_value(s->m, b->e));
+	} else {
+		r = a->v < b->v ? -1 : a->v > b->v;
+	}
+	r = r < 0 ? -s->dir : r > 0 ? s->dir : 0;
+	if (r)
+		return r;
+	/* Equal: the order of insertion. */
+	return a->e->seq < b->e->seq ? -1 : a->e->seq > b->e->seq;
+}
+
+static void rt_sift(const struct rt_sort *s, struct rt_slot *v, long root, long n)
+{
+	for (;;) {
+		long child = 2 * root + 1;
+		struct rt_slot tmp;
+
+		if (child >= n)
+			return;
+		if (child + 1 < n && rt_slot_cmp(s, &v[child], &v[child + 1]) < 0)
+			child++;
+		if (rt_slot_cmp(s, &v[root], &v[child]) >= 0)
+			return;
+		tmp = v[root];
+		v[root] = v[child];
+		v[child] = tmp;
+		root = child;
+	}
+}
+
+/* Heapsort: no recursion and no memory beyond the slots. */
+static void rt_sort_slots(const struct rt_sort *s, struct rt_slot *v, long n)
+{
+	long i;
+
+	for (i = n / 2 - 1; i >= 0; i--)
+		rt_sift(s, v, i, n);
+	for (i = n - 1; i > 0; i--) {
+		struct rt_slot tmp = v[0];
+
+		v[0] = v[i];
+		v[i] = tmp;
+		rt_sift(s, v, 0, i);
+	}
+}
+
+void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, int sort_by,
+		   int dir, enum rt_agg agg, const struct rt_key *slice, int star, rt_long limit,
+		   const char *loc)
+{
+	struct rt_table *t = m->table;
+	struct rt_slot *slots;
+	struct rt_sort s = { m, sort_by, dir, 0 };
+	s32 i;
+	long n = 0;
+
+	memset(it, 0, sizeof(*it));
+	it->map = m;
+	it->table = t;
+	it->next = -1;
+	it->left = limit;
+	it->mark = c->iter_top;
+	it->slice = slice;
+	it->star = slice ? star : -1;
+	if (m->cpu && !rt_map_merge(c, m, loc))
+		return;
+	if (dir == 0) {
+		it->next = t->oldest;
+		return;
+	}
+	if (t->count > (long)(rt_cpu_iter_room(c) - c->iter_top)) {
+		rt_failf(c, loc, NULL,
+			 "too many sorted foreach loops are open at once: %ld entries of array '%s' do not fit in the %lu left",
+			 (long)t->count, m->d->name, (unsigned long)(rt_cpu_iter_room(c) - c->iter_top));
+		return;
+	}
+	slots = (struct rt_slot *)rt_cpu_iter_slots(c) + c->iter_top;
+	s.value_str = sort_by < 0 && m->d->value_kind == RT_STRING;
+	for (i = t->oldest; i >= 0;) {
+		struct rt_entry *e = rt_entry_at(m, t, i);
+
+		i = e->newer;
+		if (slice && !rt_slice_match(m, e, slice, star))
+			continue;
+		slots[n].e = e;
+		if (sort_by >= 0)
+			slots[n].v = m->d->key_kinds[sort_by] == RT_STRING ? 0 :
+									     *rt_key_long(m, e, sort_by);
+		else if (m->d->value_kind == RT_STATS)
+			slots[n].v = rt_stat_sort_value(rt_value(m, e), agg);
+		else if (m->d->value_kind == RT_LONG)
+			slots[n].v = *(s64 *)rt_value(m, e);
+		n++;
+	}
+	rt_sort_slots(&s, slots, n);
+	c->iter_top += n;
+	it->slots = slots;
+	it->count = n;
+}
+
+int rt_iter_next(struct rt_context *c, struct rt_iter *it)
+{
+	const struct rt_map *m = it->map;
+	const struct rt_table *t = it->table;
+
+	if (c->error || it->left == 0)
+		return 0;
+	if (it->slots) {
+		if (it->pos >= it->count)
+			return 0;
+		it->entry = ((struct rt_slot *)it->slots)[it->pos++].e;
+	} else {
+		struct rt_entry *e = NULL;
+
+		while (it->next >= 0) {
+			e = rt_entry_at(m, t, it->next);
+			it->next = e->newer;
+			if (it->star < 0 || rt_slice_match(m, e, it->slice, it->star))
+				break;
+			e = NULL;
+		}
+		if (!e)
+			return 0;
+		it->entry = e;
+	}
+	if (it->left > 0)
+		it->left--;
+	return 1;
+}
+
+void rt_iter_end(struct rt_context *c, struct rt_iter *it)
+{
+	c->iter_top = it->mark;
+}
+
+rt_long rt_iter_key_long(const struct rt_iter *it, int i)
+{
+	return *rt_key_long(it->map, it->entry, i);
+}
+
+const char *rt_iter_key_str(const struct rt_iter *it, int i)
+{
+	return rt_key_str(it->map, it->entry, i);
+}
+
+rt_long rt_iter_value_long(const struct rt_iter *it)
+{
+	return *(s64 *)rt_value(it->map, it->entry);
+}
+
+const char *rt_iter_value_str(const struct rt_iter *it)
+{
+	return rt_value(it->map, it->entry);
+}

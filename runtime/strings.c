@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The script's string library and its regular-expression matching. Every
+ * script string is a NUL-terminated buffer of at most MAXSTRINGLEN bytes:
+ * each function is told its destination's size and always terminates it,
+ * and none reads past a source's terminator.
+ */
+#include <linux/ctype.h>
+#include <linux/string.h>
+
+#include "runtime.h"
+
+static struct rt_cpu *rt_cpu_of(struct rt_context *c)
+{
+	return container_of(c, struct rt_cpu, c);
+}
+
+void rt_strcpy(char *dst, const char *src, rt_size size)
+{
+	strscpy(dst, src, size);
+}
+
+void rt_strcat(char *dst, const char *src, rt_size size)
+{
+	size_t n = strnlen(dst, size);
+
+	if (n < size)
+		strscpy(dst + n, src, size - n);
+}
+
+void rt_strcat_long(char *dst, rt_long v, rt_size size)
+{
+	char num[24];
+
+	scnprintf(num, sizeof(num), "%lld", v);
+	rt_strcat(dst, num, size);
+}
+
+int rt_strcmp(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+rt_long rt_strlen(const char *s)
+{
+	return strlen(s);
+}
+
+void rt_substr(char *dst, rt_size size, const char *s, rt_long start, rt_long len)
+{
+	rt_long n = strlen(s);
+
+	dst[0] = 0;
+	if (start < 0 || start >= n || len <= 0)
+		return;
+	if (len > n - start)
+		len = n - start;
+	if ((rt_size)len >= size)
+		len = size - 1;
+	memcpy(dst, s + start, len);
+	dst[len] = 0;
+}
+
+rt_long rt_strpos(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle);
+
+	return p ? p - s : -1;
+}
+
+void rt_str_replace(char *dst, rt_size size, const char *s, const char *from, const char *to)
+{
+	size_t flen = strlen(from), used = 0;
+
+	dst[0] = 0;
+	if (flen == 0) {
+		strscpy(dst, s, size);
+		return;
+	}
+	while (*s && used + 1 < size) {
+		const char *p = strstr(s, from);
+		size_t head = p ? (size_t)(p - s) : strlen(s);
+
+		head = min(head, size - 1 - used);
+		memcpy(dst + used, s, head);
+		used += head;
+		dst[used] = 0;
+		if (!p || used + 1 >= size)
+			break;
+		rt_strcat(dst + used, to, size - used);
+		used += strlen(dst + used);
+		s = p + flen;
+	}
+}
+
+/* The escape text_str and string_quoted use for c, into e; returns its length. */
+static int rt_escape(unsigned char c, char *e, int quoted)
+{
+	static const char from[] = "\a\b\f\n\r\t\v\\";
+	static const char to[] = "abfnrtv\\";
+	int i;
+
+	for (i = 0; from[i]; i++)
+		if (c == (unsigned char)from[i]) {
+			e[0] = '\\';
+			e[1] = to[i];
+			return 2;
+		}
+	if (quoted && c == '"') {
+		e[0] = '\\';
+		e[1] = '"';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		e[0] = c;
+		return 1;
+	}
+	return scnprintf(e, 5, "\\%03o", c);
+}
+
+void rt_text_str(char *dst, rt_size size, const char *s, rt_long max, int quoted)
+{
+	size_t used = 0, room = size - 1;
+	rt_long n;
+	char e[5];
+
+	if (max <= 0 || (rt_size)max >= size)
+		max = size - 1;
+	if (quoted) {
+		/* Room for the quotes, and for "..." when cut short. */
+		room = size > 6 ? size - 6 : 0;
+		dst[used++] = '"';
+	}
+	for (n = 0; s[n] && n < max; n++) {
+		int k = rt_escape((unsigned char)s[n], e, quoted);
+
+		if (used + k > room)
+			break;
+		memcpy(dst + used, e, k);
+		used += k;
+	}
+	if (quoted) {
+		dst[used++] = '"';
+		if (s[n]) {
+			memcpy(dst + used, "...", 3);
+			used += 3;
+		}
+	}
+	dst[used] = 0;
+}
+
+void rt_toupper(char *dst, rt_size size, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size; i++)
+		dst[i] = toupper(s[i]);
+	dst[i] = 0;
+}
+
+void rt_tolower(char *dst, rt_size size, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size; i++)
+		dst[i] = tolower(s[i]);
+	dst[i] = 0;
+}
+
+rt_long rt_isdigit(const char *s)
+{
+	return isdigit(s[0]) ? 1 : 0;
+}
+
+rt_long rt_strtol(struct rt_context *c, const char *s, rt_long base, const char *loc)
+{
+	u64 v = 0;
+	int neg = 0;
+
+	if (base != 0 && (base < 2 || base > 36)) {
+		rt_failf(c, loc, NULL, "strtol: base %lld is not 0 or 2 to 36", base);
+		return 0;
+	}
+	while (isspace(*s))
+		s++;
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	if ((base == 0 || base == 16) && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+	    isxdigit(s[2])) {
+		s += 2;
+		base = 16;
+	} else if (base == 0) {
+		base = s[0] == '0' ? 8 : 10;
+	}
+	for (;; s++) {
+		int d;
+
+		if (isdigit(*s))
+			d = *s - '0';
+		else if (isalpha(*s))
+			d = tolower(*s) - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		v = v * base + d; /* wraps, as the script's numbers do */
+	}
+	return neg ? (rt_long)(0 - v) : (rt_long)v;
+}
+
+rt_long rt_stringat(struct rt_context *c, const char *s, rt_long pos, const char *loc)
+{
+	if (pos < 0 || pos >= (rt_long)strlen(s)) {
+		rt_failf(c, loc, NULL, "stringat: position %lld is outside the string", pos);
+		return 0;
+	}
+	return (unsigned char)s[pos];
+}
+
+/* tokenize(s, delim): the next token, empty ones skipped; s "" goes on
+ * with the string given last on this CPU. */
+void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, const char *delim)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	char *p;
+	size_t n;
+
+	dst[0] = 0;
+	if (s[0]) {
+		strscpy(cpu->tok_str, s, rt_script.maxstringlen);
+		cpu->tok_pos = 0;
+	}
+	p = cpu->tok_str + cpu->tok_pos;
+	p += strspn(p, delim);
+	n = strcspn(p, delim);
+	if (n == 0) {
+		cpu->tok_pos = p - cpu->tok_str;
+		return;
+	}
+	strscpy(dst, p, min_t(size_t, n + 1, size));
+	cpu->tok_pos = p + n - cpu->tok_str;
+}
+
+/* --- regular expressions --- */
+
+/* Matching work charged to the statement budget: one action per this many steps. */
+#define RT_RE_STEPS_PER_ACTION 64
+
+rt_long rt_regex_match(struct rt_context *c, const struct rt_regex *re, const char *s)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	unsigned long steps = 0;
+	int matched;
+
+	matched = rt_re_match(re, s, rt_script.maxstringlen, cpu->re_caps, cpu->re_scratch, &steps);
+	c->actions -= steps / RT_RE_STEPS_PER_ACTION;
+	cpu->re_matched = matched;
+	if (matched) {
+		strscpy(cpu->re_subject, s, rt_script.maxstringlen);
+		cpu->re_ngroups = re->ngroups;
+	}
+	return matched;
+}
+
+void rt_matched(struct rt_context *c, char *buf, rt_size size, rt_long n, const char *loc)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	int from, to;
+
+	buf[0] = 0;
+	if (!cpu->re_matched) {
+		rt_failf(c, loc, NULL, "matched(): the last =~ did not match");
+		return;
+	}
+	if (n < 0 || n > cpu->re_ngroups) {
+		rt_failf(c, loc, NULL, "matched(%lld): the expression has %d subexpression%s", n,
+			 cpu->re_ngroups, cpu->re_ngroups == 1 ? "" : "s");
+		return;
+	}
+	from = cpu->re_caps[2 * n];
+	to = cpu->re_caps[2 * n + 1];
+	if (from < 0 || to < from)
+		return; /* the group took no part in the match */
+	strscpy(buf, cpu->re_subject + from, min_t(size_t, to - from + 1, size));
+}
+
+rt_long rt_ngroups(struct rt_context *c, const char *loc)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+
+	if (!cpu->re_matched) {
+		rt_failf(c, loc, NULL, "ngroups(): the last =~ did not match");
+		return 0;
+	}
+	return cpu->re_ngroups + 1;
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pass 3 for the built-in functions (sema/builtins.h): each becomes calls
+ * to the runtime API. Arguments are evaluated left to right before the
+ * call, each kept in a temporary when a later one could change it.
+ */
+#include <string.h>
+
+#include "back/cg.h"
+#include "sema/builtins.h"
+
+/* The values of print and its family: a histogram (a source for
+ * rt_hist_print) or a C value. */
+struct value {
+	bool hist;
+	enum type type;
+	char *c;
+};
+
+static struct value *eval_values(struct cg *g, struct node *list, int *count)
+{
+	int n = ast_list_len(list), i = 0;
+	struct value *v = xcalloc((size_t)n + 1, sizeof(*v));
+	for (struct node *a = list; a; a = a->next, i++) {
+		bool later = false;
+		for (struct node *m = a->next; m && !later; m = m->next)
+			later = has_side_effects(m);
+		v[i].type = a->type;
+		if (a->kind == N_HIST) {
+			v[i].hist = true;
+			v[i].c = cg_hist_src(g, a);
+			continue;
+		}
+		v[i].c = cg_expr(g, a);
+		if (later)
+			v[i].c = snapshot(g, v[i].c, a->type);
+	}
+	*count = n;
+	return v;
+}
+
+static void free_values(struct value *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].c);
+	free(v);
+}
+
+static bool any_hist(const struct node *list)
+{
+	for (; list; list = list->next)
+		if (list->kind == N_HIST)
+			return true;
+	return false;
+}
+
+/* print, println, printd, printdln: delim between values (NULL: none). */
+static void cg_print(struct cg *g, struct node *values, const char *delim, bool newline)
+{
+	if (ast_list_len(values) > CG_PART_STMTS && !any_hist(values)) {
+		/* Many values: evaluated in parts, printed by one loop. */
+		int count;
+		char *args = fmt_args(g, values, &count);
+		emit(g, "for (int i = 0; i < %d; i++) {", count);
+		if (delim) {
+			emit(g, "\tif (i)");
+			emit(g, "\t\trt_print_str(c, %s);", delim);
+		}
+		emit(g, "\tif (%s[i].is_str)", args);
+		emit(g, "\t\trt_print_str(c, %s[i].s);", args);
+		emit(g, "\telse");
+		emit(g, "\t\trt_print_long(c, %s[i].n);", args);
+		emit(g, "}");
+		free(args);
+	} else {
+		int count;
+		struct value *v = eval_values(g, values, &count);
+		for (int i = 0; i < count; i++) {
+			if (i && delim)
+				emit(g, "rt_print_str(c, %s);", delim);
+			if (v[i].hist)
+				emit(g, "rt_hist_print(c, %s);", v[i].c);
+			else
+				emit(g, "rt_print_%s(c, %s);", v[i].type == T_STRING ? "str" : "long",
+				     v[i].c);
+		}
+		free_values(v, count);
+	}
+	if (newline)
+		emit(g, "rt_print_str(c, \"\\n\");");
+}
+
+/* sprint and its family: the same text, into a string. */
+static char *cg_sprint(struct cg *g, struct node *values, const char *delim, bool newline)
+{
+	int count;
+	struct value *v = eval_values(g, values, &count);
+	char *res = new_string_temp(g);
+	char *hist = NULL;
+	emit(g, "%s[0] = 0;", res);
+	for (int i = 0; i < count; i++) {
+		if (i && delim)
+			emit(g, "rt_strcat(%s, %s, %lld);", res, delim, g->maxstr);
+		if (v[i].hist) {
+			if (!hist)
+				hist = new_string_temp(g);
+			emit(g, "rt_hist_sprint(c, %s, %lld, %s);", hist, g->maxstr, v[i].c);
+			emit(g, "rt_strcat(%s, %s, %lld);", res, hist, g->maxstr);
+		} else if (v[i].type == T_STRING) {
+			emit(g, "rt_strcat(%s, %s, %lld);", res, v[i].c, g->maxstr);
+		} else {
+			emit(g, "rt_strcat_long(%s, %s, %lld);", res, v[i].c, g->maxstr);
+		}
+	}
+	if (newline)
+		emit(g, "rt_strcat(%s, \"\\n\", %lld);", res, g->maxstr);
+	free(hist);
+	free_values(v, count);
+	return res;
+}
+
+/* A function of strings and numbers whose result is a string: call(res, size, args). */
+static char *string_result(struct cg *g, struct node *n, const char *fn, const char *extra)
+{
+	int count;
+	char **vals = cg_list(g, n->list, &count);
+	char *res = new_string_temp(g);
+	struct strbuf args;
+	sb_init(&args);
+	for (int i = 0; i < count; i++)
+		sb_printf(&args, ", %s", vals[i]);
+	emit(g, "%s(%s, %lld%s%s);", fn, res, g->maxstr, args.s ? args.s : "", extra);
+	sb_free(&args);
+	free_list(vals, count);
+	return res;
+}
+
+/* The same for a number: res = fn(prefix args). */
+static char *long_result(struct cg *g, struct node *n, const char *fn, const char *prefix,
+			 const char *extra, bool can_fail)
+{
+	int count;
+	char **vals = cg_list(g, n->list, &count);
+	char *res = new_long_temp(g);
+	struct strbuf args;
+	sb_init(&args);
+	sb_puts(&args, prefix);
+	for (int i = 0; i < count; i++)
+		sb_printf(&args, "%s%s", i || *prefix ? ", " : "", vals[i]);
+	emit(g, "%s = %s(%s%s);", res, fn, args.s ? args.s : "", extra);
+	if (can_fail)
+		fail_check(g);
+	sb_free(&args);
+	free_list(vals, count);
+	return res;
+}
+
+static char *delimiter(struct node *n)
+{
+	struct node *d = n->list;
+	return c_string(d->str ? d->str : "", d->str_len);
+}
+
+char *cg_builtin(struct cg *g, struct node *n)
+{
+	const struct builtin *b = n->builtin;
+	char *res = NULL, *loc = NULL;
+	switch (b->id) {
+	case B_PRINT:
+	case B_PRINTLN:
+		cg_print(g, n->list, NULL, b->id == B_PRINTLN);
+		return xstrdup("0");
+	case B_PRINTD:
+	case B_PRINTDLN: {
+		char *delim = delimiter(n);
+		cg_print(g, n->list->next, delim, b->id == B_PRINTDLN);
+		free(delim);
+		return xstrdup("0");
+	}
+	case B_SPRINT:
+	case B_SPRINTLN:
+		return cg_sprint(g, n->list, NULL, b->id == B_SPRINTLN);
+	case B_SPRINTD:
+	case B_SPRINTDLN: {
+		char *delim = delimiter(n);
+		res = cg_sprint(g, n->list->next, delim, b->id == B_SPRINTDLN);
+		free(delim);
+		return res;
+	}
+	case B_PRINTF:
+	case B_SPRINTF: {
+		struct node *fmt = n->list;
+		char *lit = c_string(fmt->str, fmt->str_len);
+		int nargs;
+		char *args = fmt_args(g, fmt->next, &nargs);
+		if (b->id == B_PRINTF) {
+			emit(g, "rt_printf(c, %s, %s, %d);", lit, args, nargs);
+			res = xstrdup("0");
+		} else {
+			res = new_string_temp(g);
+			emit(g, "rt_sprintf(c, %s, %lld, %s, %s, %d);", res, g->maxstr, lit, args,
+			     nargs);
+		}
+		/* %m and %M read memory, which can fail. */
+		fail_check(g);
+		free(lit);
+		free(args);
+		return res;
+	}
+	case B_EXIT:
+		emit(g, "rt_exit(c);");
+		return xstrdup("0");
+	case B_ERROR:
+	case B_WARN: {
+		char *msg = cg_expr(g, n->list);
+		if (b->id == B_ERROR) {
+			emit(g, "rt_user_error(c, %s);", msg);
+			emit(g, "%s", g->fail_leave);
+		} else {
+			emit(g, "rt_warn(c, %s);", msg);
+		}
+		free(msg);
+		return xstrdup("0");
+	}
+	case B_EXECNAME:
+	case B_PROBEFUNC:
+	case B_PP: {
+		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
+						  [B_PROBEFUNC] = "rt_probefunc",
+						  [B_PP] = "rt_pp" };
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
+		return res;
+	}
+	case B_PID:
+		return xstrdup("rt_pid(c)");
+	case B_TID:
+		return xstrdup("rt_tid(c)");
+	case B_PPID:
+		return xstrdup("rt_ppid(c)");
+	case B_UID:
+		return xstrdup("rt_uid(c)");
+	case B_CPU:
+		return xstrdup("rt_cpu(c)");
+	case B_TARGET:
+		return xstrdup("rt_target(c)");
+	case B_GETTIMEOFDAY_NS:
+		return xstrdup("rt_gettimeofday_ns(c)");
+	case B_KTIME_NS:
+		return xstrdup("rt_local_clock_ns(c)");
+	case B_JIFFIES:
+		return xstrdup("rt_jiffies(c)");
+	case B_STRLEN:
+		return long_result(g, n, "rt_strlen", "", "", false);
+	case B_SUBSTR:
+		return string_result(g, n, "rt_substr", "");
+	case B_ISINSTR:
+		res = long_result(g, n, "rt_strpos", "", "", false);
+		emit(g, "%s = %s >= 0;", res, res);
+		return res;
+	case B_STRPOS:
+		return long_result(g, n, "rt_strpos", "", "", false);
+	case B_TOKENIZE: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		res = new_string_temp(g);
+		emit(g, "rt_tokenize(c, %s, %lld, %s, %s);", res, g->maxstr, vals[0], vals[1]);
+		free_list(vals, count);
+		return res;
+	}
+	case B_STR_REPLACE:
+		return string_result(g, n, "rt_str_replace", "");
+	case B_TEXT_STR:
+		return string_result(g, n, "rt_text_str", ", 0, 0");
+	case B_TEXT_STRN:
+		return string_result(g, n, "rt_text_str", "");
+	case B_STRING_QUOTED:
+		return string_result(g, n, "rt_text_str", ", 0, 1");
+	case B_STRTOL:
+	case B_STRINGAT:
+		loc = loc_literal(n);
+		res = xasprintf(", %s", loc);
+		free(loc);
+		loc = long_result(g, n, b->id == B_STRTOL ? "rt_strtol" : "rt_stringat", "c", res,
+				  true);
+		free(res);
+		return loc;
+	case B_TOUPPER:
+		return string_result(g, n, "rt_toupper", "");
+	case B_TOLOWER:
+		return string_result(g, n, "rt_tolower", "");
+	case B_ISDIGIT:
+		return long_result(g, n, "rt_isdigit", "", "", false);
+	case B_MATCHED:
+	case B_MATCHED_STR: {
+		char *which = b->id == B_MATCHED ? cg_expr(g, n->list) : xstrdup("0");
+		res = new_string_temp(g);
+		loc = loc_literal(n);
+		emit(g, "rt_matched(c, %s, %lld, %s, %s);", res, g->maxstr, which, loc);
+		fail_check(g);
+		free(which);
+		free(loc);
+		return res;
+	}
+	case B_NGROUPS:
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_ngroups(c, %s);", res, loc);
+		fail_check(g);
+		free(loc);
+		return res;
+	case B_ABS: {
+		char *v = snapshot(g, cg_expr(g, n->list), T_LONG);
+		res = xasprintf("(%s < 0 ? rt_neg(%s) : %s)", v, v, v);
+		free(v);
+		return res;
+	}
+	case B_MAX:
+	case B_MIN: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		char *a = snapshot(g, xstrdup(vals[0]), T_LONG);
+		char *c = snapshot(g, xstrdup(vals[1]), T_LONG);
+		res = xasprintf("(%s %s %s ? %s : %s)", a, b->id == B_MAX ? ">" : "<", c, a, c);
+		free(a);
+		free(c);
+		free_list(vals, count);
+		return res;
+	}
+	}
+	return xstrdup("0");
+}

@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The preprocessor; see preproc.h. Tokens flow through three layers:
+ *
+ *   raw_next     the next raw token: from a pending expansion, else the lexer
+ *   expand_next  script arguments replaced, @define recorded, macro uses
+ *                expanded (their tokens are pushed back and read again)
+ *   pp_lex       conditionals decided and skipped; @operators turned into
+ *                the grammar's tokens
+ *
+ * A skipped branch is read raw: nothing in it is expanded or defined, so a
+ * branch for another kernel may use macros and arguments that do not exist
+ * here.
+ */
+#include "front/preproc.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "front/diag.h"
+#include "front/parser.h"
+
+struct token {
+	int kind;
+	STP_STYPE val;
+	struct loc loc;
+};
+
+struct macro {
+	char *name;
+	struct loc loc;
+	bool has_params;
+	struct ptrvec params; /* char * */
+	struct token *body;
+	size_t nbody;
+};
+
+/* Tokens pushed back to be read again: an expansion, or one token. */
+struct pending {
+	struct token *toks;
+	size_t n, pos;
+	const struct macro *macro; /* whose expansion this is, or NULL */
+};
+
+struct cond {
+	struct loc loc;
+	bool in_else;
+};
+
+struct pp {
+	struct pp_env *env;
+	struct lex_state ls;
+	void *scanner;
+	int file;
+	bool definitions_only;
+	struct ptrvec macros;   /* this file's (struct macro *) */
+	struct ptrvec pending;  /* stack of struct pending * */
+	struct ptrvec conds;    /* open conditionals (struct cond *) */
+	int expansion_depth;
+};
+
+/* Expansions inside expansions: deeper than this is a runaway macro. */
+#define PP_MAX_EXPANSION_DEPTH 200
+
+/* --- tokens --- */
+
+static void tok_free(struct token *t)
+{
+	switch (t->kind) {
+	case IDENT:
+	case AT_ID:
+		free(t->val.id);
+		break;
+	case STRING:
+	case EMBEDDED_C:
+		free(t->val.str.s);
+		break;
+	case TARGET_VAR:
+		free(t->val.target.name);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct token tok_copy(const struct token *t, struct loc loc)
+{
+	struct token c = *t;
+	c.loc = loc;
+	switch (t->kind) {
+	case IDENT:
+	case AT_ID:
+		c.val.id = xstrdup(t->val.id);
+		break;
+	case STRING:
+	case EMBEDDED_C:
+		c.val.str.s = xmalloc(t->val.str.len + 1);
+		memcpy(c.val.str.s, t->val.str.s, t->val.str.len + 1);
+		break;
+	case TARGET_VAR:
+		c.val.target.name = xstrdup(t->val.target.name);
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+static struct token string_token(struct loc loc, const char *s)
+{
+	struct token t = { .kind = STRING, .loc = loc };
+	t.val.str.s = xstrdup(s);
+	t.val.str.len = strlen(s);
+	return t;
+}
+
+/* --- reading --- */
+
+static void push_tokens(struct pp *pp, struct token *toks, size_t n, const struct macro *m)
+{
+	struct pending *p = xcalloc(1, sizeof *p);
+	p->toks = toks;
+	p->n = n;
+	p->macro = m;
+	pv_push(&pp->pending, p);
+	if (m)
+		pp->expansion_depth++;
+}
+
+static void unget(struct pp *pp, struct token *t)
+{
+	struct token *one = xmalloc(sizeof *one);
+	*one = *t;
+	push_tokens(pp, one, 1, NULL);
+}
+
+static void raw_next(struct pp *pp, struct token *t)
+{
+	while (pp->pending.n) {
+		struct pending *p = pp->pending.v[pp->pending.n - 1];
+		if (p->pos < p->n) {
+			*t = p->toks[p->pos++];
+			return;
+		}
+		if (p->macro)
+			pp->expansion_depth--;
+		free(p->toks);
+		free(p);
+		pp->pending.n--;
+	}
+	memset(t, 0, sizeof *t);
+	t->kind = lex_scan(pp->scanner, &t->val, &t->loc);
+	if (t->kind == 0)
+		t->loc = (struct loc){ pp->file, pp->ls.line, pp->ls.col };
+}
+
+static bool macro_active(const struct pp *pp, const struct macro *m)
+{
+	for (size_t i = 0; i < pp->pending.n; i++) {
+		const struct pending *p = pp->pending.v[i];
+		if (p->macro == m && p->pos <= p->n)
+			return true;
+	}
+	return false;
+}
+
+/* --- script arguments --- */
+
+static void arg_missing(struct pp *pp, struct loc loc, long long index)
+{
+	diag_error(loc, D_SCRIPT_ARGUMENT, "command line argument index %lld out of range [1-%d]", index,
+		   pp->env->argc);
+	diag_hint("give the script's arguments after it: stap SCRIPT.stp ARG1 ARG2 ...");
+}
+
+/* $N: the argument's text, lexed as tokens where $N stood. */
+static void substitute_arg(struct pp *pp, struct token *at)
+{
+	long long i = at->val.num;
+	if (i < 1 || i > pp->env->argc) {
+		arg_missing(pp, at->loc, i);
+		struct token zero = { .kind = NUMBER, .loc = at->loc };
+		unget(pp, &zero);
+		return;
+	}
+	const char *text = pp->env->argv[i - 1];
+	struct lex_state ls = { .file = at->loc.file, .line = at->loc.line, .col = at->loc.col };
+	void *scanner = lex_open(&ls, text, strlen(text));
+	struct token *toks = NULL;
+	size_t n = 0;
+	for (;;) {
+		struct token t = { 0 };
+		t.kind = lex_scan(scanner, &t.val, &t.loc);
+		if (t.kind == 0)
+			break;
+		t.loc = at->loc;
+		if (t.kind == ARG_NUM || t.kind == ARG_STR || t.kind == ARG_COUNT ||
+		    t.kind == ARG_COUNT_STR) {
+			diag_error(at->loc, D_SCRIPT_ARGUMENT, "argument $%lld ('%s') refers to another argument",
+				   i, text);
+			tok_free(&t);
+			continue;
+		}
+		toks = xrealloc(toks, (n + 1) * sizeof *toks);
+		toks[n++] = t;
+	}
+	lex_close(scanner);
+	push_tokens(pp, toks, n, NULL);
+}
+
+/* --- macros --- */
+
+static struct macro *find_in(const struct ptrvec *v, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct macro *m = v->v[i];
+		if (!strcmp(m->name, name))
+			return m;
+	}
+	return NULL;
+}
+
+static struct macro *find_macro(const struct pp *pp, const char *name)
+{
+	struct macro *m = find_in(&pp->macros, name);
+	return m ? m : find_in(&pp->env->public_macros, name);
+}
+
+/* Skip to the end of a broken @define's body, if it has one. */
+static void skip_to_close(struct pp *pp)
+{
+	int depth = 0;
+	for (;;) {
+		struct token t;
+		raw_next(pp, &t);
+		if (t.kind == 0)
+			return;
+		if (t.kind == PP_OPEN)
+			depth++;
+		else if (t.kind == PP_CLOSE && --depth <= 0) {
+			return;
+		}
+		tok_free(&t);
+	}
+}
+
+/* @define NAME [ '(' PARAM { ',' PARAM } ')' ] '%(' BODY '%)' */
+static void define_macro(struct pp *pp, struct loc at)
+{
+	struct token t;
+	raw_next(pp, &t);
+	if (t.kind != IDENT) {
+		diag_error(t.loc, D_MACRO, "expected a macro name after '@define'");
+		tok_free(&t);
+		skip_to_close(pp);
+		return;
+	}
+	struct macro *m = xcalloc(1, sizeof *m);
+	m->name = t.val.id;
+	m->loc = at;
+	raw_next(pp, &t);
+	if (t.kind == '(') {
+		m->has_params = true;
+		for (;;) {
+			raw_next(pp, &t);
+			if (t.kind == ')' && m->params.n == 0)
+				break;
+			if (t.kind != IDENT) {
+				diag_error(t.loc, D_MACRO, "expected a parameter name in '@define %s'",
+					   m->name);
+				tok_free(&t);
+				skip_to_close(pp);
+				return;
+			}
+			pv_push(&m->params, t.val.id);
+			raw_next(pp, &t);
+			if (t.kind == ')')
+				break;
+			if (t.kind != ',') {
+				diag_error(t.loc, D_MACRO, "expected ',' or ')' in '@define %s'", m->name);
+				tok_free(&t);
+				skip_to_close(pp);
+				return;
+			}
+		}
+		raw_next(pp, &t);
+	}
+	if (t.kind != PP_OPEN) {
+		diag_error(t.loc, D_MACRO, "expected '%%(' to start the body of '@define %s'", m->name);
+		tok_free(&t);
+		return;
+	}
+	int depth = 0;
+	for (;;) {
+		raw_next(pp, &t);
+		if (t.kind == 0) {
+			diag_error(at, D_MACRO, "the body of '@define %s' is not closed with '%%)'",
+				   m->name);
+			return;
+		}
+		if (t.kind == PP_OPEN)
+			depth++;
+		else if (t.kind == PP_CLOSE && depth-- == 0)
+			break;
+		m->body = xrealloc(m->body, (m->nbody + 1) * sizeof *m->body);
+		m->body[m->nbody++] = t;
+	}
+	struct ptrvec *scope = pp->definitions_only ? &pp->env->public_macros : &pp->macros;
+	struct macro *old = find_in(scope, m->name);
+	if (old) {
+		diag_error(at, D_REDEFINED, "macro '@%s' is defined twice", m->name);
+		diag_note(old->loc, "the first definition is here");
+		return;
+	}
+	pv_push(scope, m);
+}
+
+/* Read one macro argument's tokens (up to ',' or ')' at depth 0). */
+static int read_macro_arg(struct pp *pp, struct token **toks, size_t *n)
+{
+	int depth = 0;
+	for (;;) {
+		struct token t;
+		raw_next(pp, &t);
+		if (t.kind == 0)
+			return 0;
+		if (depth == 0 && (t.kind == ',' || t.kind == ')'))
+			return t.kind;
+		if (t.kind == '(' || t.kind == '[' || t.kind == '{' || t.kind == PP_OPEN)
+			depth++;
+		else if (t.kind == ')' || t.kind == ']' || t.kind == '}' || t.kind == PP_CLOSE)
+			depth--;
+		*toks = xrealloc(*toks, (*n + 1) * sizeof **toks);
+		(*toks)[(*n)++] = t;
+	}
+}
+
+/* What a failed expansion leaves: a token the grammar takes as a value
+ * (or skips at the top level), so one mistake is one error. */
+static void placeholder(struct pp *pp, struct loc at)
+{
+	struct token t = { .kind = UNSUPPORTED, .loc = at };
+	unget(pp, &t);
+}
+
+static void expand_macro(struct pp *pp, const struct macro *m, struct loc at)
+{
+	if (macro_active(pp, m) || pp->expansion_depth >= PP_MAX_EXPANSION_DEPTH) {
+		diag_error(at, D_MACRO, "macro '@%s' expands into itself", m->name);
+		placeholder(pp, at);
+		return;
+	}
+	size_t nparams = m->params.n;
+	struct token **args = xcalloc(nparams + 1, sizeof *args);
+	size_t *nargs = xcalloc(nparams + 1, sizeof *nargs);
+	if (m->has_params) {
+		struct token t;
+		raw_next(pp, &t);
+		if (t.kind != '(') {
+			diag_error(t.loc, D_MACRO, "macro '@%s' takes %zu argument%s in parentheses",
+				   m->name, nparams, nparams == 1 ? "" : "s");
+			unget(pp, &t);
+			placeholder(pp, at);
+			goto out;
+		}
+		size_t got = 0;
+		int end = ',';
+		while (end == ',') {
+			struct token *toks = NULL;
+			size_t n = 0;
+			end = read_macro_arg(pp, &toks, &n);
+			if (got == 0 && n == 0 && end == ')' && nparams == 0)
+				break;
+			if (got < nparams) {
+				args[got] = toks;
+				nargs[got] = n;
+			} else {
+				for (size_t i = 0; i < n; i++)
+					tok_free(&toks[i]);
+				free(toks);
+			}
+			got++;
+		}
+		if (end == 0) {
+			diag_error(at, D_MACRO, "the arguments of macro '@%s' are not closed with ')'",
+				   m->name);
+			goto out;
+		}
+		if (got != nparams) {
+			diag_error(at, D_WRONG_ARGS, "macro '@%s' takes %zu argument%s, not %zu", m->name,
+				   nparams, nparams == 1 ? "" : "s", got);
+			diag_note(m->loc, "'@%s' is defined here", m->name);
+			placeholder(pp, at);
+			goto out;
+		}
+	}
+	/* The body, with each @PARAM replaced by its argument. */
+	struct token *out = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < m->nbody; i++) {
+		const struct token *bt = &m->body[i];
+		size_t p = nparams;
+		if (bt->kind == AT_ID)
+			for (p = 0; p < nparams && strcmp(m->params.v[p], bt->val.id); p++)
+				;
+		if (p < nparams) {
+			out = xrealloc(out, (n + nargs[p] + 1) * sizeof *out);
+			for (size_t k = 0; k < nargs[p]; k++)
+				out[n++] = tok_copy(&args[p][k], at);
+		} else {
+			out = xrealloc(out, (n + 1) * sizeof *out);
+			out[n++] = tok_copy(bt, at);
+		}
+	}
+	push_tokens(pp, out, n, m);
+out:
+	for (size_t i = 0; i < nparams; i++) {
+		for (size_t k = 0; k < nargs[i]; k++)
+			tok_free(&args[i][k]);
+		free(args[i]);
+	}
+	free(args);
+	free(nargs);
+}
+
+static void expand_next(struct pp *pp, struct token *t)
+{
+	for (;;) {
+		raw_next(pp, t);
+		switch (t->kind) {
+		case ARG_NUM:
+			substitute_arg(pp, t);
+			continue;
+		case ARG_STR: {
+			long long i = t->val.num;
+			if (i < 1 || i > pp->env->argc) {
+				arg_missing(pp, t->loc, i);
+				*t = string_token(t->loc, "");
+			} else {
+				*t = string_token(t->loc, pp->env->argv[i - 1]);
+			}
+			return;
+		}
+		case ARG_COUNT:
+			t->kind = NUMBER;
+			t->val.num = pp->env->argc;
+			return;
+		case ARG_COUNT_STR: {
+			char n[16];
+			snprintf(n, sizeof n, "%d", pp->env->argc);
+			*t = string_token(t->loc, n);
+			return;
+		}
+		case AT_ID: {
+			if (!strcmp(t->val.id, "define")) {
+				struct loc at = t->loc;
+				tok_free(t);
+				define_macro(pp, at);
+				continue;
+			}
+			const struct macro *m = find_macro(pp, t->val.id);
+			if (!m)
+				return;
+			struct loc at = t->loc;
+			tok_free(t);
+			expand_macro(pp, m, at);
+			continue;
+		}
+		default:
+			return;
+		}
+	}
+}
+
+/* --- conditionals --- */
+
+static const char *config_value(struct pp *pp, const char *name)
+{
+	static char *text;
+	static bool loaded;
+	if (!loaded) {
+		loaded = true;
+		text = pp->env->config_path ? read_file(pp->env->config_path, NULL) : NULL;
+	}
+	size_t n = strlen(name);
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len > n && !strncmp(p, name, n) && p[n] == '=') {
+			static char value[256];
+			size_t vlen = len - n - 1;
+			if (vlen >= sizeof value)
+				vlen = sizeof value - 1;
+			memcpy(value, p + n + 1, vlen);
+			value[vlen] = 0;
+			/* Strings are quoted in .config. */
+			if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+				memmove(value, value + 1, vlen - 2);
+				value[vlen - 2] = 0;
+			}
+			return value;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return "";
+}
+
+/* A comparison operator token, or 0. */
+static bool is_cmp(int kind)
+{
+	return kind == EQ || kind == NE || kind == '<' || kind == '>' || kind == LE || kind == GE;
+}
+
+static bool compare(int op, int c)
+{
+	switch (op) {
+	case EQ:
+		return c == 0;
+	case NE:
+		return c != 0;
+	case '<':
+		return c < 0;
+	case '>':
+		return c > 0;
+	case LE:
+		return c <= 0;
+	default:
+		return c >= 0;
+	}
+}
+
+static bool wildcard(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* A version comparison: strverscmp, or fnmatch for ==/!= with a wildcard. */
+static bool version_cmp(const char *have, int op, const char *want)
+{
+	if ((op == EQ || op == NE) && wildcard(want))
+		return (fnmatch(want, have, 0) == 0) == (op == EQ);
+	return compare(op, strverscmp(have, want));
+}
+
+static const char *const cond_names[] = { "kernel_v", "kernel_vr", "arch", "systemtap_v",
+					  "systemtap_privilege", "guru_mode", "runtime",
+					  "CONFIG_..." };
+
+struct operand {
+	bool ok, is_str, is_name;
+	long long num;
+	char *str;
+	struct loc loc;
+};
+
+static struct operand read_operand(struct pp *pp)
+{
+	struct operand o = { 0 };
+	struct token t;
+	expand_next(pp, &t);
+	o.loc = t.loc;
+	if (t.kind == '-') {
+		expand_next(pp, &t);
+		if (t.kind == NUMBER) {
+			o.ok = true;
+			o.num = (long long)(0ULL - (unsigned long long)t.val.num);
+			return o;
+		}
+	} else if (t.kind == NUMBER) {
+		o.ok = true;
+		o.num = t.val.num;
+		return o;
+	} else if (t.kind == STRING) {
+		o.ok = o.is_str = true;
+		o.str = t.val.str.s;
+		return o;
+	} else if (t.kind == IDENT) {
+		o.ok = o.is_name = true;
+		o.str = t.val.id;
+		return o;
+	}
+	diag_error(t.loc, D_PREPROCESSOR, "expected a name or a literal in a preprocessor condition");
+	unget(pp, &t);
+	return o;
+}
+
+/* One comparison: NAME OP LITERAL, or LITERAL OP LITERAL. */
+static bool eval_comparison(struct pp *pp, bool *failed)
+{
+	struct operand l = read_operand(pp);
+	struct token op;
+	expand_next(pp, &op);
+	if (!l.ok || !is_cmp(op.kind)) {
+		if (l.ok)
+			diag_error(op.loc, D_PREPROCESSOR, "expected a comparison (==, !=, <, <=, >, >=) in a "
+						    "preprocessor condition");
+		unget(pp, &op);
+		*failed = true;
+		return false;
+	}
+	struct operand r = read_operand(pp);
+	if (!r.ok) {
+		*failed = true;
+		return false;
+	}
+	bool result = false;
+	if (!l.is_name) {
+		if (l.is_str != r.is_str) {
+			diag_error(r.loc, D_TYPE_MISMATCH, "a preprocessor condition compares %s with %s",
+				   l.is_str ? "a string" : "a number", r.is_str ? "a string" : "a number");
+			*failed = true;
+		} else if (l.is_str) {
+			result = compare(op.kind, strcmp(l.str, r.str));
+		} else {
+			result = compare(op.kind, l.num < r.num ? -1 : l.num > r.num);
+		}
+		goto out;
+	}
+	const char *name = l.str;
+	const struct pp_env *env = pp->env;
+	if (!strcmp(name, "guru_mode")) {
+		if (r.is_str)
+			diag_error(r.loc, D_TYPE_MISMATCH, "guru_mode compares with a number, 0 or 1");
+		result = compare(op.kind, (env->guru ? 1 : 0) - (r.num ? 1 : 0));
+		goto out;
+	}
+	if (!r.is_str) {
+		diag_error(r.loc, D_TYPE_MISMATCH, "'%s' compares with a string", name);
+		*failed = true;
+		goto out;
+	}
+	if (!strcmp(name, "kernel_v") || !strcmp(name, "kernel_vr")) {
+		if (!env->release) {
+			diag_error(l.loc, D_PREPROCESSOR, "'%s' needs a target kernel, and none is known", name);
+			*failed = true;
+			goto out;
+		}
+		char *v = xstrdup(env->release);
+		if (!strcmp(name, "kernel_v"))
+			v[strcspn(v, "-")] = 0;
+		result = version_cmp(v, op.kind, r.str);
+		free(v);
+	} else if (!strcmp(name, "systemtap_v")) {
+		result = version_cmp(PP_SYSTEMTAP_VERSION, op.kind, r.str);
+	} else if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
+		   !strcmp(name, "systemtap_privilege") || !strncmp(name, "CONFIG_", 7)) {
+		const char *have = !strcmp(name, "arch")    ? env->arch :
+				   !strcmp(name, "runtime") ? "kernel" :
+				   name[0] == 's'	    ? "stapdev" :
+							      config_value(pp, name);
+		if (op.kind != EQ && op.kind != NE) {
+			diag_error(op.loc, D_PREPROCESSOR, "'%s' is compared with == or != only", name);
+			*failed = true;
+		}
+		result = (fnmatch(r.str, have, 0) == 0) == (op.kind == EQ);
+	} else {
+		diag_error(l.loc, D_PREPROCESSOR, "unknown name '%s' in a preprocessor condition", name);
+		struct suggest sg;
+		suggest_init(&sg, name);
+		for (size_t i = 0; i < ARRAY_SIZE(cond_names); i++)
+			suggest_offer(&sg, cond_names[i]);
+		if (!suggest_hint(&sg, NULL))
+			diag_hint("conditions test kernel_v, kernel_vr, arch, CONFIG_*, systemtap_v, "
+				  "systemtap_privilege, guru_mode or runtime");
+		*failed = true;
+	}
+out:
+	free(l.str);
+	free(r.str);
+	return result;
+}
+
+/* CONDITION -> comparison { '&&' comparison } { '||' ... }, up to '%?'. */
+static bool eval_condition(struct pp *pp, struct loc at)
+{
+	bool result = false, conj = true, failed = false;
+	for (;;) {
+		conj = eval_comparison(pp, &failed) && conj;
+		struct token t;
+		expand_next(pp, &t);
+		if (t.kind == AND)
+			continue;
+		result = result || conj;
+		conj = true;
+		if (t.kind == OR)
+			continue;
+		if (t.kind == PP_THEN)
+			return failed ? false : result;
+		if (!failed)
+			diag_error(t.loc, D_PREPROCESSOR, "expected '&&', '||' or '%%?' in a preprocessor "
+						   "condition");
+		/* Resynchronise at the '%?'. */
+		while (t.kind != PP_THEN && t.kind != 0) {
+			tok_free(&t);
+			expand_next(pp, &t);
+		}
+		if (t.kind == 0) {
+			diag_error(at, D_PREPROCESSOR, "the preprocessor conditional has no '%%?'");
+			unget(pp, &t);
+		}
+		return false;
+	}
+}
+
+/* Skip a branch, raw; stop after its '%:' (returns it) or its '%)'. */
+static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
+{
+	int depth = 0;
+	for (;;) {
+		struct token t;
+		raw_next(pp, &t);
+		switch (t.kind) {
+		case 0:
+			diag_error(at, D_PREPROCESSOR, "preprocessor conditional is not closed with '%%)'");
+			unget(pp, &t);
+			return PP_CLOSE;
+		case PP_OPEN:
+			depth++;
+			break;
+		case PP_CLOSE:
+			if (depth-- == 0)
+				return PP_CLOSE;
+			break;
+		case PP_ELSE:
+			if (depth == 0 && stop_at_else)
+				return PP_ELSE;
+			break;
+		default:
+			tok_free(&t);
+			break;
+		}
+	}
+}
+
+static void conditional(struct pp *pp, struct loc at)
+{
+	bool take = eval_condition(pp, at);
+	struct cond *c = xcalloc(1, sizeof *c);
+	c->loc = at;
+	if (take) {
+		pv_push(&pp->conds, c);
+		return;
+	}
+	if (skip_branch(pp, true, at) == PP_ELSE) {
+		c->in_else = true;
+		pv_push(&pp->conds, c);
+	} else {
+		free(c);
+	}
+}
+
+/* --- the grammar's tokens --- */
+
+static const struct {
+	const char *name;
+	int token;
+	enum agg agg;
+} at_ops[] = {
+	{ "count", STAT_OP, AGG_COUNT },	{ "sum", STAT_OP, AGG_SUM },
+	{ "min", STAT_OP, AGG_MIN },		{ "max", STAT_OP, AGG_MAX },
+	{ "avg", STAT_OP, AGG_AVG },		{ "variance", STAT_OP, AGG_VARIANCE },
+	{ "hist_linear", HIST_OP, AGG_HIST_LINEAR }, { "hist_log", HIST_OP, AGG_HIST_LOG },
+	{ "entry", AT_ENTRY, AGG_NONE },	{ "defined", AT_DEFINED, AGG_NONE },
+	{ "const", AT_CONST, AGG_NONE },	{ "cast", AT_CAST, AGG_NONE },
+	{ "var", AT_VAR, AGG_NONE },		{ "probewrite", AT_PROBEWRITE, AGG_NONE },
+};
+
+static int at_token(struct pp *pp, struct token *t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(at_ops); i++) {
+		if (!strcmp(at_ops[i].name, t->val.id)) {
+			free(t->val.id);
+			t->val.agg = at_ops[i].agg;
+			return at_ops[i].token;
+		}
+	}
+	diag_error(t->loc, D_MACRO, "unknown macro or operator '@%s'", t->val.id);
+	struct ptrvec names = { 0 };
+	char *want = xasprintf("@%s", t->val.id);
+	struct suggest sg;
+	suggest_init(&sg, want);
+	for (size_t i = 0; i < ARRAY_SIZE(at_ops); i++)
+		pv_push(&names, xasprintf("@%s", at_ops[i].name));
+	for (size_t i = 0; i < pp->macros.n; i++)
+		pv_push(&names, xasprintf("@%s", ((struct macro *)pp->macros.v[i])->name));
+	for (size_t i = 0; i < pp->env->public_macros.n; i++)
+		pv_push(&names, xasprintf("@%s", ((struct macro *)pp->env->public_macros.v[i])->name));
+	for (size_t i = 0; i < names.n; i++)
+		suggest_offer(&sg, names.v[i]);
+	suggest_hint(&sg, NULL);
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	pv_free(&names);
+	free(want);
+	free(t->val.id);
+	return UNSUPPORTED;
+}
+
+int pp_lex(struct pp *pp, STP_STYPE *val, struct loc *loc)
+{
+	for (;;) {
+		struct token t;
+		expand_next(pp, &t);
+		switch (t.kind) {
+		case PP_OPEN:
+			conditional(pp, t.loc);
+			continue;
+		case PP_ELSE: {
+			if (!pp->conds.n) {
+				diag_error(t.loc, D_PREPROCESSOR, "'%%:' outside a preprocessor conditional");
+				continue;
+			}
+			struct cond *c = pp->conds.v[pp->conds.n - 1];
+			if (c->in_else) {
+				diag_error(t.loc, D_PREPROCESSOR, "a preprocessor conditional has one '%%:'");
+				continue;
+			}
+			/* The true branch was taken: drop the rest. */
+			skip_branch(pp, false, c->loc);
+			free(c);
+			pp->conds.n--;
+			continue;
+		}
+		case PP_CLOSE:
+			if (!pp->conds.n)
+				diag_error(t.loc, D_PREPROCESSOR, "'%%)' outside a preprocessor conditional");
+			else
+				free(pp->conds.v[--pp->conds.n]);
+			continue;
+		case PP_THEN:
+			diag_error(t.loc, D_PREPROCESSOR, "'%%?' outside a preprocessor conditional");
+			continue;
+		case AT_ID:
+			t.kind = at_token(pp, &t);
+			break;
+		case 0:
+			while (pp->conds.n) {
+				struct cond *c = pp->conds.v[--pp->conds.n];
+				diag_error(c->loc, D_PREPROCESSOR,
+					   "preprocessor conditional is not closed with '%%)'");
+				free(c);
+			}
+			break;
+		default:
+			break;
+		}
+		if (pp->definitions_only && t.kind != 0) {
+			diag_error(t.loc, D_PREPROCESSOR, "a .stpm file may hold only @define macros");
+			tok_free(&t);
+			continue;
+		}
+		*val = t.val;
+		*loc = t.loc;
+		return t.kind;
+	}
+}
+
+struct pp *pp_open(int file, struct pp_env *env, bool definitions_only)
+{
+	const struct source *src = src_get(file);
+	struct pp *pp = xcalloc(1, sizeof *pp);
+	pp->env = env;
+	pp->file = file;
+	pp->definitions_only = definitions_only;
+	pp->ls = (struct lex_state){ .file = file, .line = 1, .col = 1 };
+	pp->scanner = lex_open(&pp->ls, src->text, src->len);
+	return pp;
+}
+
+void pp_close(struct pp *pp)
+{
+	lex_close(pp->scanner);
+	for (size_t i = 0; i < pp->pending.n; i++) {
+		struct pending *p = pp->pending.v[i];
+		for (size_t k = p->pos; k < p->n; k++)
+			tok_free(&p->toks[k]);
+		free(p->toks);
+		free(p);
+	}
+	pv_free(&pp->pending);
+	for (size_t i = 0; i < pp->conds.n; i++)
+		free(pp->conds.v[i]);
+	pv_free(&pp->conds);
+	/* The file's macros stay: expansions keep pointers to their names. */
+	free(pp);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The preprocessor, between the lexer and the grammar: script arguments
+ * ($1, @1, $#, @#), macros (@define, from the file itself or from .stpm
+ * files), and conditionals (%( CONDITION %? TOKENS %: TOKENS %)) decided by
+ * the target kernel's version, architecture and configuration.
+ */
+#ifndef TAPLINE_PREPROC_H
+#define TAPLINE_PREPROC_H
+
+#include <stdbool.h>
+
+#include "front/source.h"
+#include "util.h"
+
+/* What conditions and arguments refer to; filled by the driver. */
+struct pp_env {
+	const char *release;     /* kernel_v, kernel_vr; NULL: no target kernel known */
+	const char *arch;        /* arch */
+	const char *config_path; /* the kernel's .config, read at the first CONFIG_ test */
+	bool guru;               /* guru_mode */
+	char **argv;             /* $1 ... $argc */
+	int argc;
+	struct ptrvec public_macros; /* from .stpm files, visible everywhere */
+};
+
+/* The compatibility version systemtap_v compares against. */
+#define PP_SYSTEMTAP_VERSION "5.1"
+
+struct pp;
+union STP_STYPE;
+
+/* Preprocess source FILE; definitions_only: a .stpm file, whose @defines
+ * become public (anything else in it is an error). */
+struct pp *pp_open(int file, struct pp_env *env, bool definitions_only);
+void pp_close(struct pp *pp);
+/* The next token for the grammar (0 at the end). */
+int pp_lex(struct pp *pp, union STP_STYPE *val, struct loc *loc);
+
+/* The raw scanner (lexer.l) the preprocessor reads. */
+struct lex_state;
+void *lex_open(struct lex_state *ls, const char *text, size_t len);
+void lex_close(void *scanner);
+int lex_scan(void *scanner, union STP_STYPE *val, struct loc *loc);
+
+#endif

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Deriving probes: every probe point of every probe (the script's, and
+ * those of the tapset files it pulled in) becomes concrete probes, each
+ * with the handler it runs.
+ *
+ * A point that names a probe alias (its components match the alias's name,
+ * '*' included: "syscall.*") stands for the alias's own points, which may
+ * be aliases again. Through a chain of aliases the handler's body is the
+ * probe's body with the aliases' prologues before it (the innermost
+ * alias's first) and their epilogues after it (the outermost's first), so
+ * a prologue can set variables the body reads and 'next' out of the probe.
+ * Each chain gets its own copy of the body: its names resolve differently.
+ *
+ * A point written with '!' is sufficient: if it yields probes, the points
+ * after it in the same list are not tried. One written with '?' (or reached
+ * through one) may yield none. A point with a condition ('if (EXPR)') runs
+ * its body only while the condition holds: the body starts with a guard.
+ */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "front/diag.h"
+#include "sema/probes.h"
+#include "sema/sema.h"
+
+struct made {
+	struct ptrvec chain;
+	struct handler *h;
+};
+
+struct deriver {
+	struct session *s;
+	struct ptrvec runtime_calls;
+	struct ptrvec aliases;     /* every N_ALIAS */
+	struct ptrvec alias_names; /* their names, for "did you mean" */
+	/* the probe being derived */
+	struct node *decl;
+	struct node *user_pp;      /* the point of decl being resolved */
+	struct ptrvec chain;       /* N_ALIAS, and N_PROBE_POINT with a condition; outermost first */
+	struct ptrvec made;        /* struct made *: the handlers made for decl, by chain */
+};
+
+/* Does point pp (as written in a probe) name alias a? */
+static bool names_alias(const struct node *pp, const struct node *alias)
+{
+	const struct node *u = pp->list, *a = alias->then->list;
+	for (; u && a; u = u->next, a = a->next) {
+		if (fnmatch(u->name, a->name, 0) != 0)
+			return false;
+		if (!u->lhs != !a->lhs)
+			return false;
+		if (u->lhs && (u->lhs->kind != a->lhs->kind ||
+			       (u->lhs->kind == N_NUM ? u->lhs->num != a->lhs->num
+						      : strcmp(u->lhs->str, a->lhs->str) != 0)))
+			return false;
+	}
+	return !u && !a;
+}
+
+/* --- bodies --- */
+
+struct write_ctx {
+	const char *name;
+	bool found;
+};
+
+static void find_write(struct node *n, void *ctx)
+{
+	struct write_ctx *w = ctx;
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE) &&
+	    (n->lhs->kind == N_VAR || (n->lhs->kind == N_INDEX && n->lhs->name)) &&
+	    !strcmp(n->lhs->name, w->name))
+		w->found = true;
+	ast_for_children(n, find_write, ctx);
+}
+
+/* @probewrite(var) in an alias's block: does the probe's own body write var? */
+static void fold_probewrite(struct node *n, void *user_body)
+{
+	if (n->kind == N_PROBEWRITE) {
+		struct write_ctx w = { n->lhs->name, false };
+		find_write(user_body, &w);
+		n->kind = N_NUM;
+		n->num = w.found;
+		n->lhs = NULL;
+		return;
+	}
+	ast_for_children(n, fold_probewrite, user_body);
+}
+
+static void add_stmt(struct node *block, struct node *stmt)
+{
+	if (stmt)
+		block->list = ast_append(block->list, stmt);
+}
+
+/* if (!(COND)) next */
+static struct node *guard(const struct node *cond)
+{
+	struct node *not = ast_new(N_UNARY, cond->loc);
+	not->op = OP_NOT;
+	not->lhs = ast_clone(cond);
+	struct node *n = ast_new(N_IF, cond->loc);
+	n->cond = not;
+	n->then = ast_new(N_NEXT, cond->loc);
+	return n;
+}
+
+static struct node *alias_block(const struct node *block, struct node *user)
+{
+	if (!block)
+		return NULL;
+	struct node *b = ast_clone(block);
+	fold_probewrite(b, user);
+	return b;
+}
+
+static struct node *derived_body(struct deriver *d)
+{
+	struct node *body = ast_new(N_BLOCK, d->decl->body->loc);
+	struct node *user = ast_clone(d->decl->body);
+	for (size_t i = 0; i < d->chain.n; i++) {
+		struct node *c = d->chain.v[i];
+		if (c->kind == N_PROBE_POINT)
+			add_stmt(body, guard(c->cond));
+	}
+	for (size_t i = d->chain.n; i-- > 0;) {
+		struct node *a = d->chain.v[i];
+		if (a->kind == N_ALIAS)
+			add_stmt(body, alias_block(a->body, user));
+	}
+	add_stmt(body, user);
+	for (size_t i = 0; i < d->chain.n; i++) {
+		struct node *a = d->chain.v[i];
+		if (a->kind == N_ALIAS)
+			add_stmt(body, alias_block(a->els, user));
+	}
+	return body;
+}
+
+static bool same_chain(const struct ptrvec *a, const struct ptrvec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i] != b->v[i])
+			return false;
+	return true;
+}
+
+/* The handler of the current chain, made on first use. */
+static struct handler *handler_for(void *arg)
+{
+	struct deriver *d = arg;
+	for (size_t i = 0; i < d->made.n; i++) {
+		struct made *m = d->made.v[i];
+		if (same_chain(&m->chain, &d->chain))
+			return m->h;
+	}
+	struct program *prog = &d->s->prog;
+	struct handler *h = xcalloc(1, sizeof *h);
+	h->index = (int)prog->handlers.n;
+	h->decl = d->decl;
+	h->body = derived_body(d);
+	for (size_t i = 0; i < d->chain.n; i++)
+		if (((struct node *)d->chain.v[i])->kind == N_ALIAS)
+			pv_push(&h->aliases, d->chain.v[i]);
+	pv_push(&prog->handlers, h);
+	struct made *m = xcalloc(1, sizeof *m);
+	for (size_t i = 0; i < d->chain.n; i++)
+		pv_push(&m->chain, d->chain.v[i]);
+	m->h = h;
+	pv_push(&d->made, m);
+	return h;
+}
+
+/* --- points --- */
+
+static char *alias_name(const struct node *alias)
+{
+	return ast_probe_point_text(alias->then);
+}
+
+/* After an error deep in an alias: where the chain came from. */
+static void chain_notes(struct deriver *d)
+{
+	for (size_t i = d->chain.n; i-- > 0;) {
+		struct node *a = d->chain.v[i];
+		if (a->kind != N_ALIAS)
+			continue;
+		char *name = alias_name(a);
+		diag_note(a->loc, "in the probe alias '%s'", name);
+		free(name);
+	}
+	diag_note(d->user_pp->loc, "which this probe uses");
+}
+
+static int resolve_point(struct deriver *d, struct node *pp, bool optional);
+
+static int through_alias(struct deriver *d, struct node *alias, struct node *pp, bool optional)
+{
+	for (size_t i = 0; i < d->chain.n; i++) {
+		if (d->chain.v[i] == alias) {
+			char *name = alias_name(alias);
+			diag_error(pp->loc, D_UNKNOWN_PROBE, "probe alias '%s' refers to itself", name);
+			free(name);
+			chain_notes(d);
+			return 0;
+		}
+	}
+	pv_push(&d->chain, alias);
+	int total = 0;
+	for (struct node *t = alias->list; t; t = t->next) {
+		int n = resolve_point(d, t, optional || t->optional);
+		total += n;
+		if (n > 0 && t->sufficient)
+			break;
+	}
+	d->chain.n--;
+	return total;
+}
+
+static int resolve_point(struct deriver *d, struct node *pp, bool optional)
+{
+	if (pp->cond)
+		pv_push(&d->chain, pp);
+	int total = 0;
+	bool matched = false;
+	for (size_t i = 0; i < d->aliases.n; i++) {
+		struct node *a = d->aliases.v[i];
+		if (!names_alias(pp, a))
+			continue;
+		matched = true;
+		total += through_alias(d, a, pp, optional);
+	}
+	if (!matched) {
+		struct point pt = { .pp = pp,
+				    .optional = optional,
+				    .runtime_calls = &d->runtime_calls,
+				    .alias_names = &d->alias_names,
+				    .handler = handler_for,
+				    .arg = d };
+		int before = diag_errors();
+		total = probe_point_resolve(d->s, &pt);
+		if (diag_errors() > before && d->chain.n)
+			chain_notes(d);
+	}
+	if (pp->cond)
+		d->chain.n--;
+	return total;
+}
+
+/* Stable insertion sort of one kind's probes by priority (the list is short). */
+static void sort_by_priority(struct ptrvec *v)
+{
+	for (size_t i = 1; i < v->n; i++) {
+		struct probe *p = v->v[i];
+		size_t j = i;
+		for (; j > 0 && ((struct probe *)v->v[j - 1])->priority > p->priority; j--)
+			v->v[j] = v->v[j - 1];
+		v->v[j] = p;
+	}
+}
+
+/* begin probes first and end probes last, each in priority order, then
+ * script order: the runtime runs them in the order of the list. */
+static void order_probes(struct ptrvec *probes)
+{
+	struct ptrvec begins = { 0 }, others = { 0 }, ends = { 0 };
+	for (size_t i = 0; i < probes->n; i++) {
+		struct probe *p = probes->v[i];
+		pv_push(p->kind == PK_BEGIN ? &begins : p->kind == PK_END ? &ends : &others, p);
+	}
+	sort_by_priority(&begins);
+	sort_by_priority(&ends);
+	probes->n = 0;
+	for (size_t i = 0; i < begins.n; i++)
+		pv_push(probes, begins.v[i]);
+	for (size_t i = 0; i < others.n; i++)
+		pv_push(probes, others.v[i]);
+	for (size_t i = 0; i < ends.n; i++)
+		pv_push(probes, ends.v[i]);
+	pv_free(&begins);
+	pv_free(&others);
+	pv_free(&ends);
+}
+
+int probes_resolve(struct session *s)
+{
+	int before = diag_errors();
+	struct program *prog = &s->prog;
+	struct deriver d = { .s = s, .runtime_calls = probes_runtime_calls(s->runtime_dir) };
+	for (size_t i = 0; i < prog->decls.n; i++) {
+		struct node *a = prog->decls.v[i];
+		if (a->kind != N_ALIAS)
+			continue;
+		pv_push(&d.aliases, a);
+		pv_push(&d.alias_names, alias_name(a));
+	}
+	for (size_t i = 0; i < prog->decls.n; i++) {
+		struct node *decl = prog->decls.v[i];
+		if (decl->kind != N_PROBE)
+			continue;
+		d.decl = decl;
+		for (struct node *pp = decl->list; pp; pp = pp->next) {
+			d.user_pp = pp;
+			int n = resolve_point(&d, pp, pp->optional);
+			if (n > 0 && pp->sufficient)
+				break;
+		}
+		for (size_t k = 0; k < d.made.n; k++) {
+			struct made *m = d.made.v[k];
+			pv_free(&m->chain);
+			free(m);
+		}
+		d.made.n = 0;
+	}
+	order_probes(&prog->probes);
+	if (prog->handlers.n == 0 && diag_errors() == before)
+		diag_error((struct loc){ prog->user_file, 1, 1 }, D_NO_PROBES, "the script has no probes");
+	for (size_t i = 0; i < d.runtime_calls.n; i++)
+		free(d.runtime_calls.v[i]);
+	pv_free(&d.runtime_calls);
+	return diag_errors() - before;
+}
