@@ -68,6 +68,8 @@ struct rt_script {
 	rt_long maxaction_interruptible; /* for begin and end probes */
 	rt_long maxnesting;
 	rt_long maxtrylock;
+	rt_long trylockdelay;    /* microseconds between two attempts */
+	rt_long hist_elision;    /* empty histogram rows kept around data; -1: all */
 	rt_long maxskipped;
 	rt_long maxactive;       /* 0: chosen from the CPU count */
 	rt_size buffer_size;     /* output bytes per CPU */

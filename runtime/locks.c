@@ -6,6 +6,7 @@
  * after MAXTRYLOCK attempts the hit is skipped and counted, because a probe
  * can fire inside code that already holds one of them.
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -38,12 +39,18 @@ static bool rt_try(const struct rt_lock *l)
 	rwlock_t *lock = &rt_global_locks[l->global];
 	rt_long tries;
 
-	for (tries = 0; tries <= rt_script.maxtrylock; tries++) {
+	for (tries = 0;; tries++) {
 		if (l->write ? write_trylock(lock) : read_trylock(lock))
 			return true;
-		cpu_relax();
+		if (tries >= rt_script.maxtrylock)
+			return false;
+		/* The holder may be a virtual CPU its host has paused: wait in
+		 * TRYLOCKDELAY steps, as SystemTap does, not just a few cycles. */
+		if (rt_script.trylockdelay)
+			udelay(rt_script.trylockdelay);
+		else
+			cpu_relax();
 	}
-	return false;
 }
 
 static void rt_release(const struct rt_lock *l)

@@ -58,7 +58,8 @@ struct rt_session {
 	atomic_t state;
 	int exit_status;
 	pid_t target;
-	atomic64_t skipped;
+	atomic64_t skipped;         /* all skipped hits */
+	atomic64_t skipped_locked;  /* of those: a global stayed locked (MAXTRYLOCK) */
 	struct rt_cpu __percpu *cpus;
 };
 

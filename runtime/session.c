@@ -94,12 +94,16 @@ void rt_session_show(struct seq_file *m)
 	seq_printf(m, "state %s\n", names[atomic_read(&rt_sess.state)]);
 	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
 	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
+	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_sess.skipped_locked));
 	if (atomic_read_acquire(&rt_first_error_state) == 2)
 		seq_printf(m, "error %s\n", rt_first_error);
 	if (atomic_read(&rt_skip_limit_hit))
 		seq_printf(m,
-			   "error skipped too many probe hits (MAXSKIPPED = %lld): another hit was running on the same CPU or a global stayed locked; raise the limit with -D MAXSKIPPED=N\n",
-			   rt_script.maxskipped);
+			   "error skipped too many probe hits (MAXSKIPPED = %lld): %lld found another hit running on the same CPU, %lld found a global still locked after MAXTRYLOCK = %lld attempts; raise the limit with -D MAXSKIPPED=N (or -D MAXTRYLOCK=N)\n",
+			   rt_script.maxskipped,
+			   (long long)(atomic64_read(&rt_sess.skipped) -
+				       atomic64_read(&rt_sess.skipped_locked)),
+			   (long long)atomic64_read(&rt_sess.skipped_locked), rt_script.maxtrylock);
 	if (copy) {
 		spin_lock_irqsave(&rt_messages_lock, flags);
 		len = rt_messages_len;
@@ -127,9 +131,13 @@ static bool rt_is_begin_end(const struct rt_probe *p)
 	return p->kind == RT_BEGIN || p->kind == RT_END;
 }
 
-static void rt_count_skip(void)
+static void rt_count_skip(bool locked)
 {
-	s64 n = atomic64_inc_return(&rt_sess.skipped);
+	s64 n;
+
+	if (locked)
+		atomic64_inc(&rt_sess.skipped_locked);
+	n = atomic64_inc_return(&rt_sess.skipped);
 
 	/* Only flags here: a message is composed when `ctl` is read. */
 	if (n == rt_script.maxskipped + 1) {
@@ -156,7 +164,7 @@ void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
 	local_irq_save(flags);
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (cpu->busy) {
-		rt_count_skip();
+		rt_count_skip(false);
 		local_irq_restore(flags);
 		goto out;
 	}
@@ -178,7 +186,7 @@ void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
 		p->handler(&cpu->c);
 		rt_unlock_globals(p);
 	} else {
-		rt_count_skip();
+		rt_count_skip(true);
 	}
 	if (cpu->c.error)
 		rt_report_error(cpu);

@@ -26,7 +26,7 @@
 #define RT_HIST_LOG_BUCKETS 128
 #define RT_HIST_LOG_ZERO 64 /* the bucket of 0: negative values below, positive above */
 #define RT_HIST_WIDTH 50
-#define RT_HIST_ELISION 2   /* zero rows kept around data before eliding */
+#define RT_HIST_MARGIN 2    /* empty rows shown before and after the data */
 
 int rt_stat_nbuckets(const struct rt_stat_desc *d)
 {
@@ -270,6 +270,8 @@ void rt_stat_draw(const struct rt_stat_desc *d, const struct rt_stat *st,
 	struct rt_draw dr = { out, ctx };
 	int nb = rt_stat_nbuckets(d), low = -1, high = 0, i, k, val_space, cnt_space;
 	int under = 0, over = 0, eliding = 0;
+	/* HIST_ELISION: empty rows kept next to data; negative keeps them all. */
+	int elision = (int)min_t(s64, rt_script.hist_elision, nb);
 	s64 peak = 0, scale;
 
 	for (i = 0; i < nb; i++) {
@@ -289,7 +291,7 @@ void rt_stat_draw(const struct rt_stat_desc *d, const struct rt_stat *st,
 	}
 	/* Up to two empty rows on each side of the data; a log histogram
 	 * goes below 0 only when it holds negative values. */
-	for (i = 0; i < RT_HIST_ELISION; i++) {
+	for (i = 0; i < RT_HIST_MARGIN; i++) {
 		if (low > 0 && (d->hist != RT_HIST_LOG || low != RT_HIST_LOG_ZERO))
 			low--;
 		if (high < nb - 1)
@@ -318,14 +320,14 @@ void rt_stat_draw(const struct rt_stat_desc *d, const struct rt_stat *st,
 	rt_draw_fill(&dr, '-', RT_HIST_WIDTH);
 	rt_draw_printf(&dr, " count\n");
 	for (i = low; i <= high; i++) {
-		int from = max(low, i - RT_HIST_ELISION), to = min(high, i + RT_HIST_ELISION);
-		int empty = 1, bar;
+		int from = max(low, i - elision), to = min(high, i + elision);
+		int empty = elision >= 0, bar;
 		const char *prefix;
 		s64 label;
 
 		/* A zero row whose neighbours are zero too is left out, and the
 		 * gap marked with '~' before the next row shown. */
-		for (k = from; k <= to; k++)
+		for (k = from; empty && k <= to; k++)
 			if (st->buckets[k])
 				empty = 0;
 		if (empty) {

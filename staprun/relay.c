@@ -133,6 +133,9 @@ static void sr_status_parse(struct sr_status *st)
 		} else if (klen == 7 && !strncmp(line, "skipped", 7) && !(seen & 16)) {
 			st->skipped = strtoull(val, NULL, 10);
 			seen |= 16;
+		} else if (klen == 14 && !strncmp(line, "skipped_locked", 14) && !(seen & 32)) {
+			st->skipped_locked = strtoull(val, NULL, 10);
+			seen |= 32;
 		}
 		/* Put the newline back: sr_status_report() walks the text again. */
 		if (!nl)
@@ -182,11 +185,14 @@ int sr_status_report(const struct sr_status *st)
 			st->dropped_records == 1 ? "" : "s",
 			st->dropped_bytes,
 			st->dropped_records == 1 ? "was" : "were");
-	if (st->skipped)
+	if (st->skipped) {
+		unsigned long long locked = st->skipped_locked <= st->skipped ? st->skipped_locked : 0;
+
 		fprintf(stderr,
-			"WARNING: %llu probe hit%s %s skipped (reentrancy or contention)\n",
+			"WARNING: %llu probe hit%s %s skipped: %llu because another hit was running on the same CPU, %llu because a global stayed locked (-D MAXTRYLOCK=N waits longer)\n",
 			st->skipped, st->skipped == 1 ? "" : "s",
-			st->skipped == 1 ? "was" : "were");
+			st->skipped == 1 ? "was" : "were", st->skipped - locked, locked);
+	}
 	return nerr;
 }
 

@@ -87,6 +87,7 @@ struct sr_status {
 	unsigned long long dropped_records;
 	unsigned long long dropped_bytes;
 	unsigned long long skipped;
+	unsigned long long skipped_locked; /* of those, a global stayed locked */
 	char *text;			/* the whole text, for error/warning lines */
 };
 

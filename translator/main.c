@@ -57,6 +57,15 @@ static void locate_files(struct session *s)
 				  : path_join(TAPLINE_LIBEXECDIR, "staprun");
 }
 
+/* Every name the tapset library defines, loaded or not: for "did you mean". */
+static void note_library_name(const char *name, char kind, void *ctx)
+{
+	struct program *prog = ctx;
+	pv_push(kind == 'f' ? &prog->library_functions
+			    : kind == 'g' ? &prog->library_globals : &prog->library_aliases,
+		xstrdup(name));
+}
+
 static int pass1_parse(struct session *s)
 {
 	struct program *prog = &s->prog;
@@ -72,16 +81,19 @@ static int pass1_parse(struct session *s)
 	env->guru = s->guru;
 	env->argv = s->script_args;
 	env->argc = s->nscript_args;
-	/* Public macros come first, so the script may use them. */
-	prog->ntapset_files = tapset_load_dir(s->tapset_dir, env, &prog->decls);
-	if (prog->ntapset_files < 0)
+	struct ptrvec dirs = { 0 };
+	if (!is_dir(s->tapset_dir))
 		fatal("no tapset directory %s", s->tapset_dir);
+	pv_push(&dirs, s->tapset_dir);
 	for (size_t i = 0; i < s->include_dirs.n; i++) {
-		int n = tapset_load_dir(s->include_dirs.v[i], env, &prog->decls);
-		if (n < 0)
+		if (!is_dir(s->include_dirs.v[i]))
 			fatal("-I %s: not a directory", (char *)s->include_dirs.v[i]);
-		prog->ntapset_files += n;
+		pv_push(&dirs, s->include_dirs.v[i]);
 	}
+	/* Public macros come first, so the script may use them. */
+	struct tapset_lib *lib = tapset_open(&dirs, env);
+	pv_free(&dirs);
+	tapset_each_name(lib, note_library_name, prog);
 	int file;
 	if (s->script_text) {
 		file = src_add("<input>", xstrdup(s->script_text), strlen(s->script_text), false);
@@ -91,7 +103,18 @@ static int pass1_parse(struct session *s)
 			fatal("cannot read %s: %m", s->script_file);
 	}
 	prog->user_file = file;
-	return parse_file(file, env, &prog->decls);
+	struct ptrvec all = { 0 };
+	int errors = parse_file(file, env, &all);
+	size_t nuser = all.n;
+	/* The tapset files the script needs, declared before it, as if the
+	 * whole library came first. */
+	errors += tapset_load_needed(lib, env, &all, 0, &prog->ntapset_files);
+	for (size_t i = nuser; i < all.n; i++)
+		pv_push(&prog->decls, all.v[i]);
+	for (size_t i = 0; i < nuser; i++)
+		pv_push(&prog->decls, all.v[i]);
+	pv_free(&all);
+	return errors;
 }
 
 static void print_user_decls(const struct session *s)

@@ -57,11 +57,22 @@ static void usage(FILE *f)
 		"  -V, --version the version\n");
 }
 
+static long long parse_signed(const char *text, const char *what)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(text, &end, 0);
+	if (!*text || *end || errno)
+		fatal("%s must be a number, not '%s'", what, text);
+	return v;
+}
+
 static long long parse_number(const char *text, const char *what)
 {
 	char *end;
+	errno = 0;
 	long long v = strtoll(text, &end, 0);
-	if (!*text || *end || v < 0)
+	if (!*text || *end || errno || v < 0)
 		fatal("%s must be a non-negative number, not '%s'", what, text);
 	return v;
 }
@@ -74,7 +85,9 @@ static void set_limit(struct session *s, const char *arg)
 	char *name = xstrndup(arg, (size_t)(eq - arg));
 	for (int i = 0; i < NLIMITS; i++) {
 		if (!strcmp(name, limit_info[i].name)) {
-			s->limits[i] = parse_number(eq + 1, name);
+			/* Only HIST_ELISION means something below 0 (keep every row). */
+			s->limits[i] = i == LIMIT_HIST_ELISION ? parse_signed(eq + 1, name)
+							       : parse_number(eq + 1, name);
 			s->limit_set[i] = true;
 			free(name);
 			return;
@@ -216,7 +229,8 @@ void options_parse(struct session *s, int argc, char **argv)
 		long long min, max;
 	} bounds[] = {
 		{ LIMIT_MAXACTION, 1, 1000000 },       { LIMIT_MAXACTION_INTERRUPTIBLE, 1, 100000000 },
-		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 1000000 },
+		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 100000 },
+		{ LIMIT_TRYLOCKDELAY, 0, 1000 },       { LIMIT_HIST_ELISION, -1, 1000 },
 		{ LIMIT_MAXSKIPPED, 0, 1000000000 },   { LIMIT_MAXACTIVE, 0, 4096 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
@@ -225,6 +239,10 @@ void options_parse(struct session *s, int argc, char **argv)
 			fatal("%s must be between %lld and %lld, not %lld", limit_info[bounds[i].id].name,
 			      bounds[i].min, bounds[i].max, v);
 	}
+	/* A hit waits for locks with interrupts off: at most 0.1 s in all. */
+	if (s->limits[LIMIT_MAXTRYLOCK] * s->limits[LIMIT_TRYLOCKDELAY] > 100000)
+		fatal("MAXTRYLOCK x TRYLOCKDELAY (%lld x %lld us) must stay within 0.1 s",
+		      s->limits[LIMIT_MAXTRYLOCK], s->limits[LIMIT_TRYLOCKDELAY]);
 	if (s->limits[LIMIT_BUFFER_KB] < 16 || s->limits[LIMIT_BUFFER_KB] > 1024 * 1024)
 		fatal("the output buffer (-s) must be between 1 and 1024 MiB");
 	diag_set_warnings(!s->no_warnings);

@@ -19,11 +19,13 @@
 	X(MAXACTION_INTERRUPTIBLE, 10000, "statements a begin or end probe may execute")     \
 	X(MAXNESTING, 10, "depth of nested function calls")                                   \
 	X(MAXSTRINGLEN, 512, "bytes in a string, including its terminating NUL")             \
-	X(MAXTRYLOCK, 1000, "attempts to take a global's lock before a hit is skipped")      \
+	X(MAXTRYLOCK, 100, "attempts to take a global's lock before a hit is skipped")       \
+	X(TRYLOCKDELAY, 10, "microseconds to wait between two attempts to take a lock")       \
 	X(MAXSKIPPED, 100, "skipped probe hits before the script is stopped")                \
 	X(MAXMAPENTRIES, 2048, "entries in an array not declared with a size")                \
 	X(MAXERRORS, 0, "run-time errors the script survives (the next one stops it)")       \
 	X(MAXACTIVE, 0, "concurrent calls a return probe tracks (0: chosen by CPU count)")   \
+	X(HIST_ELISION, 2, "empty histogram rows kept around data (0: none, -1: keep all)")  \
 	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")
 
 enum limit_id {
@@ -68,6 +70,8 @@ struct probe {
 struct program {
 	struct pp_env env;       /* pass 1: what the preprocessor knows */
 	struct ptrvec decls;     /* pass 1: every declaration of every file */
+	/* pass 1: what the whole tapset library defines, parsed or not (char *) */
+	struct ptrvec library_functions, library_globals, library_aliases;
 	int user_file;           /* source index of the user's script */
 	int ntapset_files;
 	/* pass 2 */

@@ -197,6 +197,13 @@ void pv_free(struct ptrvec *pv)
 	pv->n = pv->cap = 0;
 }
 
+void pv_free_all(struct ptrvec *pv)
+{
+	for (size_t i = 0; i < pv->n; i++)
+		free(pv->v[i]);
+	pv_free(pv);
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

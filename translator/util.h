@@ -51,6 +51,8 @@ struct ptrvec {
 };
 void pv_push(struct ptrvec *pv, void *p);
 void pv_free(struct ptrvec *pv);
+/* Free every element, then the vector. */
+void pv_free_all(struct ptrvec *pv);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure. */
 char *read_file(const char *path, size_t *len);

@@ -1477,6 +1477,8 @@ char *cg_translate(struct session *s)
 		  "\t.maxaction_interruptible = %lld,\n"
 		  "\t.maxnesting = %lld,\n"
 		  "\t.maxtrylock = %lld,\n"
+		  "\t.trylockdelay = %lld,\n"
+		  "\t.hist_elision = %lld,\n"
 		  "\t.maxskipped = %lld,\n"
 		  "\t.maxactive = %lld,\n"
 		  "\t.buffer_size = %lld,\n"
@@ -1490,7 +1492,8 @@ char *cg_translate(struct session *s)
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
-		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK], lim[LIMIT_MAXSKIPPED],
+		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK],
+		  lim[LIMIT_TRYLOCKDELAY], lim[LIMIT_HIST_ELISION], lim[LIMIT_MAXSKIPPED],
 		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
 		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
 		  iter_slots, regex_prog);

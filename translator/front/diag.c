@@ -18,6 +18,7 @@ static const char *const code_names[] = {
 
 static int nerrors;
 static bool warnings_on = true;
+static bool quiet;
 /* Warnings shown and held back, per code. */
 static int nwarnings[D_NCODES], nsuppressed[D_NCODES];
 /* Notes and hints of a suppressed warning are suppressed with it. */
@@ -98,8 +99,17 @@ static void report(const char *kind, struct loc loc, enum diag_code code, const 
 	show_line(loc);
 }
 
+void diag_set_quiet(bool on)
+{
+	quiet = on;
+}
+
 void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
+	if (quiet) {
+		last_shown = false;
+		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	report("error", loc, code, fmt, ap);
@@ -113,7 +123,9 @@ void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 
 void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
-	last_shown = warnings_on && nwarnings[code] < DIAG_MAX_WARNINGS;
+	last_shown = !quiet && warnings_on && nwarnings[code] < DIAG_MAX_WARNINGS;
+	if (quiet)
+		return;
 	if (!warnings_on)
 		return;
 	if (!last_shown) {

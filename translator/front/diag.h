@@ -16,6 +16,7 @@
 #ifndef TAPLINE_DIAG_H
 #define TAPLINE_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "front/source.h"
@@ -43,6 +44,8 @@ void diag_summary(void);
 const char *diag_code_name(enum diag_code code);
 /* Suppress warnings (-w). */
 void diag_set_warnings(int enabled);
+/* Drop every diagnostic, uncounted, while on (scanning a file only to index it). */
+void diag_set_quiet(bool quiet);
 
 /*
  * "Did you mean" suggestions: offer each candidate name, then ask for the

@@ -18,9 +18,17 @@ int parse_file(int file, struct pp_env *env, struct ptrvec *decls);
 /* Read a .stpm file: its @define macros become public. */
 int parse_macro_file(int file, struct pp_env *env);
 
-/* Parse every *.stp under dir (sorted, recursively), as tapset files, after
- * its *.stpm macro files. Returns the number of .stp files parsed, or -1
- * when dir cannot be read. */
-int tapset_load_dir(const char *dir, struct pp_env *env, struct ptrvec *decls);
+/* The tapset library under dirs (sorted, recursively): reads every *.stpm
+ * (public macros) and indexes what each *.stp defines (tapset.c). */
+struct tapset_lib;
+struct tapset_lib *tapset_open(const struct ptrvec *dirs, struct pp_env *env);
+/* Parse the tapset files that decls[from..] refer to (functions, globals,
+ * probe aliases), and those the new ones refer to, appending their
+ * declarations to decls; *nfiles counts the files parsed. Returns errors. */
+int tapset_load_needed(struct tapset_lib *lib, struct pp_env *env, struct ptrvec *decls,
+		       size_t from, int *nfiles);
+/* Every public name the library defines: kind 'f' function, 'g' global, 'a' alias. */
+void tapset_each_name(const struct tapset_lib *lib,
+		      void (*fn)(const char *name, char kind, void *ctx), void *ctx);
 
 #endif

@@ -1,17 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The tapset library: every *.stp file under the tapset directories is
- * parsed with the user's script (as SystemTap does), and pass 2 keeps only
- * what the script reaches. Files are read in sorted order so that results
- * and diagnostics do not depend on the directory's order.
+ * The tapset library. Its *.stpm files (public macros) are always read; a
+ * *.stp file is parsed only when the script, or a tapset file already
+ * pulled in, refers to something it defines: a function, a global, or a
+ * probe alias a probe point names. So a script pays for the tapsets it
+ * uses, not for the whole library, and a broken file nobody uses is never
+ * read.
+ *
+ * What each file defines comes from an index: a scan of its raw tokens
+ * (no preprocessing, so definitions in every %( %? %: %) branch count;
+ * a file is then parsed for real, with its conditions decided). The index
+ * is cached under ~/.cache/tapline/tapsets/, keyed by the files' paths,
+ * sizes and modification times, so it is rebuilt whenever a tapset
+ * changes.
  */
 #include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "front/diag.h"
 #include "front/front.h"
+#include "front/parser.h"
 #include "front/source.h"
+
+/* What one tapset file defines (private names excluded: no other file sees them). */
+struct tapset_file {
+	char *path;
+	struct ptrvec functions, globals, aliases; /* char *; aliases as "a.b.c" */
+	bool parsed;
+};
+
+struct tapset_lib {
+	struct ptrvec files; /* struct tapset_file * */
+};
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -51,29 +76,425 @@ static struct ptrvec files_in(const char *dir, const char *suffix)
 	return paths;
 }
 
-int tapset_load_dir(const char *dir, struct pp_env *env, struct ptrvec *decls)
+/* --- scanning a file for what it defines --- */
+
+struct scan {
+	void *scanner;
+	struct lex_state ls;
+	int kind;          /* the current token */
+	STP_STYPE val;
+	struct loc loc;
+};
+
+static void scan_free_val(struct scan *sc)
 {
-	if (!is_dir(dir))
-		return -1;
-	/* Public macros first: every file may use them. */
-	struct ptrvec macros = files_in(dir, ".stpm");
-	for (size_t i = 0; i < macros.n; i++) {
-		int file = src_load(macros.v[i], true);
-		if (file < 0)
-			fatal("cannot read tapset %s", (char *)macros.v[i]);
-		parse_macro_file(file, env);
-		free(macros.v[i]);
+	switch (sc->kind) {
+	case IDENT:
+	case AT_ID:
+		free(sc->val.id);
+		break;
+	case STRING:
+	case EMBEDDED_C:
+		free(sc->val.str.s);
+		break;
+	case TARGET_VAR:
+		free(sc->val.target.name);
+		break;
+	default:
+		break;
 	}
-	pv_free(&macros);
-	struct ptrvec paths = files_in(dir, ".stp");
-	for (size_t i = 0; i < paths.n; i++) {
-		int file = src_load(paths.v[i], true);
-		if (file < 0)
-			fatal("cannot read tapset %s", (char *)paths.v[i]);
-		parse_file(file, env, decls);
-		free(paths.v[i]);
+	memset(&sc->val, 0, sizeof sc->val);
+}
+
+static void advance(struct scan *sc)
+{
+	scan_free_val(sc);
+	sc->kind = lex_scan(sc->scanner, &sc->val, &sc->loc);
+}
+
+/* A piece of a probe point name, as the grammar's pp_piece accepts it. */
+static const char *name_piece(const struct scan *sc)
+{
+	switch (sc->kind) {
+	case IDENT:
+		return sc->val.id;
+	case FUNCTION:
+		return "function";
+	case RETURN:
+		return "return";
+	case NEXT:
+		return "next";
+	case GLOBAL:
+		return "global";
+	case DELETE:
+		return "delete";
+	case IN:
+		return "in";
+	case '*':
+		return "*";
+	default:
+		return NULL;
 	}
-	int n = (int)paths.n;
-	pv_free(&paths);
-	return n;
+}
+
+/* After 'probe': the first point's name ("a.b.c", arguments left out),
+ * and whether '=' or '+=' follows (an alias). */
+static char *scan_probe_name(struct scan *sc, bool *is_alias)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (;;) {
+		const char *piece;
+		while ((piece = name_piece(sc))) {
+			sb_puts(&b, piece);
+			advance(sc);
+		}
+		if (sc->kind == '(') {
+			while (sc->kind && sc->kind != ')')
+				advance(sc);
+			if (sc->kind)
+				advance(sc);
+		}
+		if (sc->kind != '.')
+			break;
+		sb_puts(&b, ".");
+		advance(sc);
+	}
+	while (sc->kind == '?' || sc->kind == '!')
+		advance(sc);
+	*is_alias = sc->kind == '=' || (sc->kind == OP_ASSIGN_TOK && sc->val.op == OP_ADD);
+	return sb_detach(&b);
+}
+
+/* After 'global': name ['%'] ['[' [N] ']'] ['=' literal] {',' ...}. */
+static void scan_globals(struct scan *sc, struct tapset_file *tf, bool private)
+{
+	while (sc->kind == IDENT) {
+		if (!private)
+			pv_push(&tf->globals, xstrdup(sc->val.id));
+		advance(sc);
+		if (sc->kind == '%')
+			advance(sc);
+		if (sc->kind == '[') {
+			while (sc->kind && sc->kind != ']')
+				advance(sc);
+			if (sc->kind)
+				advance(sc);
+		}
+		if (sc->kind == '=') {
+			advance(sc);
+			if (sc->kind == '-')
+				advance(sc);
+			while (sc->kind == NUMBER || sc->kind == STRING || sc->kind == ARG_NUM ||
+			       sc->kind == ARG_STR || sc->kind == ARG_COUNT)
+				advance(sc);
+		}
+		if (sc->kind != ',')
+			return;
+		advance(sc);
+	}
+}
+
+static struct tapset_file *scan_file(const char *path)
+{
+	struct tapset_file *tf = xcalloc(1, sizeof *tf);
+	tf->path = xstrdup(path);
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text)
+		return tf;
+	struct scan sc = { 0 };
+	sc.ls = (struct lex_state){ .file = -1, .line = 1, .col = 1 };
+	sc.scanner = lex_open(&sc.ls, text, len);
+	/* A file's own mistakes are reported when it is parsed, not here. */
+	diag_set_quiet(true);
+	int depth = 0;
+	bool private = false;
+	advance(&sc);
+	while (sc.kind) {
+		if (sc.kind == '{') {
+			depth++;
+		} else if (sc.kind == '}') {
+			depth -= depth > 0;
+		} else if (depth == 0 && sc.kind == PRIVATE) {
+			private = true;
+			advance(&sc);
+			if (sc.kind == IDENT)
+				scan_globals(&sc, tf, true);
+			continue;
+		} else if (depth == 0 && sc.kind == FUNCTION) {
+			advance(&sc);
+			if (sc.kind == IDENT && !private)
+				pv_push(&tf->functions, xstrdup(sc.val.id));
+			private = false;
+			continue;
+		} else if (depth == 0 && sc.kind == GLOBAL) {
+			advance(&sc);
+			scan_globals(&sc, tf, private);
+			private = false;
+			continue;
+		} else if (depth == 0 && sc.kind == PROBE) {
+			advance(&sc);
+			bool is_alias;
+			char *name = scan_probe_name(&sc, &is_alias);
+			if (is_alias && *name)
+				pv_push(&tf->aliases, name);
+			else
+				free(name);
+			private = false;
+			continue;
+		}
+		advance(&sc);
+	}
+	scan_free_val(&sc);
+	diag_set_quiet(false);
+	lex_close(sc.scanner);
+	sb_free(&sc.ls.str);
+	free(text);
+	return tf;
+}
+
+/* --- the cached index --- */
+
+static uint64_t library_key(const struct ptrvec *paths)
+{
+	uint64_t h = hash_bytes(HASH_INIT, TAPLINE_VERSION, strlen(TAPLINE_VERSION));
+	for (size_t i = 0; i < paths->n; i++) {
+		struct stat st;
+		const char *p = paths->v[i];
+		h = hash_bytes(h, p, strlen(p) + 1);
+		if (stat(p, &st) == 0) {
+			long long facts[3] = { (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+					       (long long)st.st_mtim.tv_nsec };
+			h = hash_bytes(h, facts, sizeof facts);
+		}
+	}
+	return h;
+}
+
+/* One line per fact: "F path", then "f name", "g name", "a name" for it. */
+static char *index_text(const struct tapset_lib *lib)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (size_t i = 0; i < lib->files.n; i++) {
+		const struct tapset_file *tf = lib->files.v[i];
+		sb_printf(&b, "F %s\n", tf->path);
+		for (size_t k = 0; k < tf->functions.n; k++)
+			sb_printf(&b, "f %s\n", (char *)tf->functions.v[k]);
+		for (size_t k = 0; k < tf->globals.n; k++)
+			sb_printf(&b, "g %s\n", (char *)tf->globals.v[k]);
+		for (size_t k = 0; k < tf->aliases.n; k++)
+			sb_printf(&b, "a %s\n", (char *)tf->aliases.v[k]);
+	}
+	return sb_detach(&b);
+}
+
+/* Read a cached index made for exactly these paths; false if it is not usable. */
+static bool index_read(struct tapset_lib *lib, const char *text, const struct ptrvec *paths)
+{
+	struct tapset_file *tf = NULL;
+	size_t next = 0;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		if (!nl || nl - line < 2 || line[1] != ' ')
+			return false;
+		char *val = xstrndup(line + 2, (size_t)(nl - line - 2));
+		switch (line[0]) {
+		case 'F':
+			if (next >= paths->n || strcmp(val, paths->v[next]) != 0) {
+				free(val);
+				return false;
+			}
+			next++;
+			tf = xcalloc(1, sizeof *tf);
+			tf->path = val;
+			pv_push(&lib->files, tf);
+			break;
+		case 'f':
+		case 'g':
+		case 'a':
+			if (!tf) {
+				free(val);
+				return false;
+			}
+			pv_push(line[0] == 'f' ? &tf->functions : line[0] == 'g' ? &tf->globals
+										: &tf->aliases,
+				val);
+			break;
+		default:
+			free(val);
+			return false;
+		}
+		line = nl + 1;
+	}
+	return next == paths->n;
+}
+
+static void free_files(struct tapset_lib *lib)
+{
+	for (size_t i = 0; i < lib->files.n; i++) {
+		struct tapset_file *tf = lib->files.v[i];
+		pv_free_all(&tf->functions);
+		pv_free_all(&tf->globals);
+		pv_free_all(&tf->aliases);
+		free(tf->path);
+		free(tf);
+	}
+	pv_free(&lib->files);
+}
+
+struct tapset_lib *tapset_open(const struct ptrvec *dirs, struct pp_env *env)
+{
+	struct tapset_lib *lib = xcalloc(1, sizeof *lib);
+	struct ptrvec paths = { 0 };
+	for (size_t d = 0; d < dirs->n; d++) {
+		const char *dir = dirs->v[d];
+		if (!is_dir(dir))
+			fatal("tapset directory %s: not a directory", dir);
+		/* Public macros first: every file may use them. */
+		struct ptrvec macros = files_in(dir, ".stpm");
+		for (size_t i = 0; i < macros.n; i++) {
+			int file = src_load(macros.v[i], true);
+			if (file < 0)
+				fatal("cannot read tapset %s", (char *)macros.v[i]);
+			parse_macro_file(file, env);
+		}
+		pv_free_all(&macros);
+		struct ptrvec stp = files_in(dir, ".stp");
+		for (size_t i = 0; i < stp.n; i++)
+			pv_push(&paths, stp.v[i]);
+		pv_free(&stp);
+	}
+	char *cache = cache_dir("tapsets");
+	char *name = xasprintf("index-%016llx", (unsigned long long)library_key(&paths));
+	char *index_path = path_join(cache, name);
+	char *text = read_file(index_path, NULL);
+	if (!text || !index_read(lib, text, &paths)) {
+		free_files(lib);
+		for (size_t i = 0; i < paths.n; i++)
+			pv_push(&lib->files, scan_file(paths.v[i]));
+		/* Written whole, then renamed: a concurrent stap never reads half of it. */
+		char *out = index_text(lib);
+		char *tmp = xasprintf("%s.%d", index_path, (int)getpid());
+		if (write_file(tmp, out, strlen(out)))
+			rename(tmp, index_path);
+		unlink(tmp);
+		free(tmp);
+		free(out);
+	}
+	free(text);
+	free(index_path);
+	free(name);
+	free(cache);
+	pv_free_all(&paths);
+	return lib;
+}
+
+/* --- pulling in the files a script needs --- */
+
+struct wanted {
+	struct ptrvec names;  /* functions and variables referred to (const char *) */
+	struct ptrvec points; /* probe points named (struct node *, N_PROBE_POINT) */
+};
+
+static void want_node(struct node *n, void *ctx)
+{
+	struct wanted *w = ctx;
+	switch (n->kind) {
+	case N_VAR:
+	case N_CALL:
+	case N_INDEX:
+	case N_IN:
+		if (n->name)
+			pv_push(&w->names, (void *)n->name);
+		break;
+	case N_PROBE_POINT:
+		pv_push(&w->points, n);
+		break;
+	default:
+		break;
+	}
+	ast_for_children(n, want_node, ctx);
+}
+
+/* Could point pp name alias "a.b.c" (or "a.b.c" with suffixes after it)? */
+static bool may_name_alias(const struct node *pp, const char *alias)
+{
+	char *copy = xstrdup(alias), *save = NULL;
+	const struct node *c = pp->list;
+	bool ok = true;
+	for (char *part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		if (!c || (fnmatch(c->name, part, 0) != 0 && fnmatch(part, c->name, 0) != 0)) {
+			ok = false;
+			break;
+		}
+		c = c->next;
+	}
+	free(copy);
+	return ok;
+}
+
+static bool has_name(const struct ptrvec *v, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], name))
+			return true;
+	return false;
+}
+
+static bool file_wanted(const struct tapset_file *tf, const struct wanted *w)
+{
+	for (size_t i = 0; i < w->names.n; i++)
+		if (has_name(&tf->functions, w->names.v[i]) || has_name(&tf->globals, w->names.v[i]))
+			return true;
+	for (size_t i = 0; i < w->points.n; i++)
+		for (size_t k = 0; k < tf->aliases.n; k++)
+			if (may_name_alias(w->points.v[i], tf->aliases.v[k]))
+				return true;
+	return false;
+}
+
+int tapset_load_needed(struct tapset_lib *lib, struct pp_env *env, struct ptrvec *decls,
+		       size_t from, int *nfiles)
+{
+	int errors = 0;
+	/* Each round parses the files that what is already parsed refers to. */
+	for (;;) {
+		struct wanted w = { 0 };
+		for (size_t i = from; i < decls->n; i++)
+			want_node(decls->v[i], &w);
+		from = decls->n;
+		bool more = false;
+		for (size_t i = 0; i < lib->files.n; i++) {
+			struct tapset_file *tf = lib->files.v[i];
+			if (tf->parsed || !file_wanted(tf, &w))
+				continue;
+			tf->parsed = true;
+			more = true;
+			int file = src_load(tf->path, true);
+			if (file < 0)
+				fatal("cannot read tapset %s", tf->path);
+			errors += parse_file(file, env, decls);
+			(*nfiles)++;
+		}
+		pv_free(&w.names);
+		pv_free(&w.points);
+		if (!more)
+			return errors;
+	}
+}
+
+void tapset_each_name(const struct tapset_lib *lib, void (*fn)(const char *name, char kind, void *ctx),
+		      void *ctx)
+{
+	for (size_t i = 0; i < lib->files.n; i++) {
+		const struct tapset_file *tf = lib->files.v[i];
+		for (size_t k = 0; k < tf->functions.n; k++)
+			fn(tf->functions.v[k], 'f', ctx);
+		for (size_t k = 0; k < tf->globals.n; k++)
+			fn(tf->globals.v[k], 'g', ctx);
+		for (size_t k = 0; k < tf->aliases.n; k++)
+			fn(tf->aliases.v[k], 'a', ctx);
+	}
 }

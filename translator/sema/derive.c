@@ -298,6 +298,9 @@ int probes_resolve(struct session *s)
 		pv_push(&d.aliases, a);
 		pv_push(&d.alias_names, alias_name(a));
 	}
+	/* Aliases of tapset files the script did not pull in, for hints too. */
+	for (size_t i = 0; i < prog->library_aliases.n; i++)
+		pv_push(&d.alias_names, xstrdup(prog->library_aliases.v[i]));
 	for (size_t i = 0; i < prog->decls.n; i++) {
 		struct node *decl = prog->decls.v[i];
 		if (decl->kind != N_PROBE)

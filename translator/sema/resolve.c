@@ -253,6 +253,10 @@ static void unknown_function(struct resolver *r, struct node *call)
 			suggest_offer(&sg, ((struct symbol *)all->v[i])->name);
 	struct offer_ctx oc = { &sg };
 	builtin_each_name(offer_name, &oc);
+	/* Tapset functions of files the script did not pull in. */
+	const struct ptrvec *lib = &r->s->prog.library_functions;
+	for (size_t i = 0; i < lib->n; i++)
+		suggest_offer(&sg, lib->v[i]);
 	suggest_hint(&sg, NULL);
 }
 
@@ -307,6 +311,8 @@ static struct symbol *lookup_global(struct resolver *r, struct node *n, const ch
 		for (size_t i = 0; i < g->n; i++)
 			if (visible(g->v[i], n->loc.file))
 				suggest_offer(&sg, ((struct symbol *)g->v[i])->name);
+		for (size_t i = 0; i < r->s->prog.library_globals.n; i++)
+			suggest_offer(&sg, r->s->prog.library_globals.v[i]);
 		if (!suggest_hint(&sg, NULL))
 			diag_hint("declare it: global %s", n->name);
 	}
