@@ -21,6 +21,7 @@ int build_module(struct session *s);
  * compile and link a script against it (taken from its kbuild run).
  */
 struct stub {
+	char *dir;          /* the stub's own directory (api.h) */
 	char *kbuild_dir;   /* the kernel's build tree; commands run there */
 	char *cc;           /* compile command; @SRC@ and @OBJ@ to fill in */
 	char *objtool;      /* objtool command; @OBJ@ */

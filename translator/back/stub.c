@@ -405,6 +405,7 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 static struct stub *load_stub(const char *dir, const char *kbuild_dir)
 {
 	struct stub *st = xcalloc(1, sizeof *st);
+	st->dir = xstrdup(dir);
 	st->kbuild_dir = xstrdup(kbuild_dir);
 	st->cc = read_text(dir, "cc.cmd");
 	st->objtool = read_text(dir, "objtool.cmd");
