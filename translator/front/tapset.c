@@ -72,7 +72,8 @@ static struct ptrvec files_in(const char *dir, const char *suffix)
 {
 	struct ptrvec paths = { 0 };
 	collect(dir, suffix, &paths);
-	qsort(paths.v, paths.n, sizeof(void *), cmp_str);
+	if (paths.n)
+		qsort(paths.v, paths.n, sizeof(void *), cmp_str);
 	return paths;
 }
 
