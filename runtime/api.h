@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 3
+#define RT_API_VERSION 4
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -49,6 +49,7 @@ struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE */
+	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
 	void (*handler)(struct rt_context *c);
 	const struct rt_lock *locks;
@@ -80,6 +81,7 @@ struct rt_script {
 	int nstats;
 	rt_size iter_slots;      /* entries sorted foreach snapshots may hold at once */
 	int regex_prog;          /* instructions of the largest regular expression */
+	rt_size printk_offset;   /* _printk's offset from _text, to find _text; 0: unknown */
 };
 
 extern const struct rt_script rt_script;
@@ -260,6 +262,13 @@ const char *rt_iter_value_str(const struct rt_iter *it);
 /* --- context of the hit --- */
 
 void rt_execname(struct rt_context *c, char *buf, rt_size size);
+/* execname() == "literal" without copying the name: the literal (at most
+ * 15 bytes) zero-padded to two words, and which bytes to compare (its own
+ * and the NUL after it). */
+struct rt_comm {
+	unsigned long long w[2], mask[2];
+};
+rt_long rt_execname_is(struct rt_context *c, const struct rt_comm *name);
 rt_long rt_pid(struct rt_context *c);
 rt_long rt_tid(struct rt_context *c);
 rt_long rt_ppid(struct rt_context *c);

@@ -19,14 +19,26 @@ static struct rt_cpu *rt_cpu_of(struct rt_context *c)
 	return container_of(c, struct rt_cpu, c);
 }
 
+/* Script strings hold at least 16 bytes (MAXSTRINGLEN >= 16): comm fits whole. */
+static_assert(TASK_COMM_LEN == 16);
+
 void rt_execname(struct rt_context *c, char *buf, rt_size size)
 {
-	/* comm can change under us; a torn name is acceptable, a long one is not. */
-	char comm[TASK_COMM_LEN];
+	/* comm can change under us; a torn name is acceptable, a long one is
+	 * not. Two word copies, no string functions: this is on hot paths. */
+	memcpy(buf, current->comm, TASK_COMM_LEN);
+	buf[TASK_COMM_LEN - 1] = 0;
+}
 
+rt_long rt_execname_is(struct rt_context *c, const struct rt_comm *name)
+{
+	u64 comm[2];
+
+	/* Two word loads (comm need not be aligned); name is zero-padded to
+	 * 16 bytes, and mask covers its length and the NUL after it. */
 	memcpy(comm, current->comm, sizeof(comm));
-	comm[TASK_COMM_LEN - 1] = 0;
-	strscpy(buf, comm, size);
+	return ((comm[0] ^ name->w[0]) & name->mask[0]) == 0 &&
+	       ((comm[1] ^ name->w[1]) & name->mask[1]) == 0;
 }
 
 rt_long rt_pid(struct rt_context *c)

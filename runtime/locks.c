@@ -3,29 +3,24 @@
  * Locks for the script's globals. A handler takes, in index order, a read or
  * write lock on each global it (or a function it calls) uses, as computed
  * by the translator. Locks are only tried, never waited on without bound:
- * after MAXTRYLOCK attempts the hit is skipped and counted, because a probe
- * can fire inside code that already holds one of them.
+ * after MAXTRYLOCK attempts TRYLOCKDELAY microseconds apart the hit is
+ * skipped and counted, because a probe can fire inside code that already
+ * holds one of them. The fast path (one attempt each) is inline in
+ * runtime.h.
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 
 #include "runtime.h"
 
-static rwlock_t *rt_global_locks;
+atomic_t *rt_global_locks;
 
 int rt_locks_init(int nglobals)
 {
-	int i;
-
 	if (nglobals == 0)
 		return 0;
 	rt_global_locks = kcalloc(nglobals, sizeof(*rt_global_locks), GFP_KERNEL);
-	if (!rt_global_locks)
-		return -ENOMEM;
-	for (i = 0; i < nglobals; i++)
-		rwlock_init(&rt_global_locks[i]);
-	return 0;
+	return rt_global_locks ? 0 : -ENOMEM;
 }
 
 void rt_locks_exit(void)
@@ -34,51 +29,34 @@ void rt_locks_exit(void)
 	rt_global_locks = NULL;
 }
 
-static bool rt_try(const struct rt_lock *l)
+static bool rt_lock_wait(const struct rt_lock *l)
 {
-	rwlock_t *lock = &rt_global_locks[l->global];
 	rt_long tries;
 
-	for (tries = 0;; tries++) {
-		if (l->write ? write_trylock(lock) : read_trylock(lock))
-			return true;
-		if (tries >= rt_script.maxtrylock)
-			return false;
+	for (tries = 0; tries < rt_script.maxtrylock; tries++) {
 		/* The holder may be a virtual CPU its host has paused: wait in
 		 * TRYLOCKDELAY steps, as SystemTap does, not just a few cycles. */
 		if (rt_script.trylockdelay)
 			udelay(rt_script.trylockdelay);
 		else
 			cpu_relax();
+		if (rt_lock_try(l))
+			return true;
 	}
+	return false;
 }
 
-static void rt_release(const struct rt_lock *l)
-{
-	if (l->write)
-		write_unlock(&rt_global_locks[l->global]);
-	else
-		read_unlock(&rt_global_locks[l->global]);
-}
-
-bool rt_lock_globals(const struct rt_probe *p)
+/* Locks from..nlocks-1, after lock `from` was found taken; those before it are held. */
+bool rt_lock_globals_wait(const struct rt_probe *p, int from)
 {
 	int i;
 
-	for (i = 0; i < p->nlocks; i++) {
-		if (!rt_try(&p->locks[i])) {
-			while (--i >= 0)
-				rt_release(&p->locks[i]);
-			return false;
-		}
+	for (i = from; i < p->nlocks; i++) {
+		if (rt_lock_try(&p->locks[i]) || rt_lock_wait(&p->locks[i]))
+			continue;
+		while (--i >= 0)
+			rt_lock_release(&p->locks[i]);
+		return false;
 	}
 	return true;
-}
-
-void rt_unlock_globals(const struct rt_probe *p)
-{
-	int i;
-
-	for (i = p->nlocks - 1; i >= 0; i--)
-		rt_release(&p->locks[i]);
 }

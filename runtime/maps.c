@@ -15,6 +15,7 @@
  * A sorted foreach sorts a snapshot of entry pointers taken from this
  * CPU's slot area, never the table itself.
  */
+#include <asm/word-at-a-time.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -128,35 +129,115 @@ static struct rt_table *rt_table_new(const struct rt_map *m)
 	return t;
 }
 
-static u32 rt_hash(const struct rt_map *m, const struct rt_key *k)
+/*
+ * String keys are hashed and compared a word (8 bytes) at a time: keys are
+ * on every hot path (m[execname()]++). A word is read only when it does
+ * not cross into the next page, so a short string at the end of a page
+ * never makes us touch memory it does not own; otherwise bytes are read
+ * one by one. Either way the result depends only on the string's first
+ * max bytes, as an entry keeps them.
+ */
+/* How many of max bytes from p lie in p's page (reading those cannot fault
+ * if p can be read). */
+static __always_inline size_t rt_in_page(const char *p, size_t max)
+{
+	size_t room = PAGE_SIZE - ((unsigned long)p & (PAGE_SIZE - 1));
+
+	return room < max ? room : max;
+}
+
+static __always_inline u64 rt_mix(u64 h, u64 w)
+{
+	h = (h ^ w) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* The hash of s (at most max bytes), as 8-byte little-endian chunks, the
+ * last one zero-padded, then its length. */
+static __always_inline u64 rt_str_hash(u64 h, const char *s, size_t max)
+{
+	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
+	size_t i = 0, n, words = rt_in_page(s, max);
+	u64 w = 0;
+
+	while (i + sizeof(unsigned long) <= words) {
+		unsigned long x, z;
+
+		memcpy(&x, s + i, sizeof(x));
+		if (has_zero(x, &z, &zero)) {
+			z = create_zero_mask(prep_zero_mask(x, z, &zero));
+			n = find_zero(z);
+			if (n)
+				h = rt_mix(h, x & zero_bytemask(z));
+			return rt_mix(h, i + n);
+		}
+		h = rt_mix(h, x);
+		i += sizeof(x);
+	}
+	for (n = 0; i + n < max && s[i + n]; n++) {
+		w |= (u64)(unsigned char)s[i + n] << (8 * (n % 8));
+		if (n % 8 == 7) {
+			h = rt_mix(h, w);
+			w = 0;
+		}
+	}
+	if (n % 8)
+		h = rt_mix(h, w);
+	return rt_mix(h, i + n);
+}
+
+/* Are a and b the same string in their first max bytes? */
+static __always_inline bool rt_str_equal(const char *a, const char *b, size_t max)
+{
+	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
+	size_t i = 0, words = rt_in_page(b, rt_in_page(a, max));
+
+	while (i + sizeof(unsigned long) <= words) {
+		unsigned long x, y, z;
+
+		memcpy(&x, a + i, sizeof(x));
+		memcpy(&y, b + i, sizeof(y));
+		if (has_zero(x, &z, &zero)) {
+			/* a ends here: b must match up to and including a's NUL. */
+			z = create_zero_mask(prep_zero_mask(x, z, &zero));
+			return ((x ^ y) & ((zero_bytemask(z) << 8) | 0xff)) == 0;
+		}
+		if (x != y)
+			return false;
+		i += sizeof(x);
+	}
+	for (; i < max; i++) {
+		if (a[i] != b[i])
+			return false;
+		if (!a[i])
+			return true;
+	}
+	return true;
+}
+
+static __always_inline u32 rt_hash(const struct rt_map *m, const struct rt_key *k)
 {
 	u64 h = 0xcbf29ce484222325ULL ^ m->seed;
 	int i;
 
 	for (i = 0; i < m->d->nkeys; i++) {
-		if (m->d->key_kinds[i] == RT_STRING) {
-			const unsigned char *s = (const unsigned char *)k[i].s;
-			size_t n;
-
-			/* Only what an entry keeps of a long string counts. */
-			for (n = 0; n + 1 < m->maxstr && s[n]; n++)
-				h = (h ^ s[n]) * 0x100000001b3ULL;
-			h = (h ^ 0xff) * 0x100000001b3ULL;
-		} else {
-			h = (h ^ (u64)k[i].n) * 0x100000001b3ULL;
-			h ^= h >> 29;
-		}
+		/* Only what an entry keeps of a long string counts. */
+		if (m->d->key_kinds[i] == RT_STRING)
+			h = rt_str_hash(h, k[i].s, m->maxstr - 1);
+		else
+			h = rt_mix(h, (u64)k[i].n);
 	}
 	return (u32)(h ^ (h >> 32));
 }
 
-static bool rt_keys_equal(const struct rt_map *m, struct rt_entry *e, const struct rt_key *k)
+static __always_inline bool rt_keys_equal(const struct rt_map *m, struct rt_entry *e,
+					  const struct rt_key *k)
 {
 	int i;
 
 	for (i = 0; i < m->d->nkeys; i++) {
 		if (m->d->key_kinds[i] == RT_STRING) {
-			if (strncmp(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
+			if (!rt_str_equal(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
 				return false;
 		} else if (*rt_key_long(m, e, i) != k[i].n) {
 			return false;
@@ -165,7 +246,7 @@ static bool rt_keys_equal(const struct rt_map *m, struct rt_entry *e, const stru
 	return true;
 }
 
-static struct rt_entry *rt_lookup(const struct rt_map *m, const struct rt_table *t,
+static __always_inline struct rt_entry *rt_lookup(const struct rt_map *m, const struct rt_table *t,
 				  const struct rt_key *k, u32 h)
 {
 	s32 i;
@@ -259,7 +340,7 @@ static struct rt_entry *rt_insert(const struct rt_map *m, struct rt_table *t,
 	return e;
 }
 
-static struct rt_entry *rt_find_or_insert(struct rt_context *c, struct rt_map *m,
+static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, struct rt_map *m,
 					  struct rt_table *t, const struct rt_key *k,
 					  const char *loc)
 {
@@ -284,7 +365,7 @@ static bool rt_slice_match(const struct rt_map *m, struct rt_entry *e, const str
 		if (star & (1 << i))
 			continue;
 		if (m->d->key_kinds[i] == RT_STRING) {
-			if (strncmp(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
+			if (!rt_str_equal(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
 				return false;
 		} else if (*rt_key_long(m, e, i) != k[i].n) {
 			return false;

@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Placing and removing the script's probes: kprobes and kretprobes by
- * symbol name, and timers. Every hit goes through rt_run_probe(). Counts of
- * missed hits (kprobe reentrancy, kretprobe instances exhausted) become
- * warnings at stop that name the limit to raise.
+ * Placing and removing the script's probes: function entries through one
+ * ftrace_ops callback shared by all of them (where the kernel has that
+ * API, and the translator knew the function's address), else kprobes by
+ * symbol name; kretprobes; timers. Every hit goes through rt_run_probe()
+ * (hit.h), begin and end probes through rt_run_begin_end() (session.c).
+ * Counts of missed hits (kprobe reentrancy, kretprobe instances
+ * exhausted) become warnings at stop that name the limit to raise.
+ *
+ * Addresses: the translator gives each function's offset from _text,
+ * valid for exactly the kernel build the module was made for (staprun
+ * checks the build-id before loading); _text itself is found from the
+ * address of _printk, whose offset the translator gives too. An address
+ * is used only if the kernel's own symbol table says a function starts
+ * there and ftrace accepts it; anything else falls back to a kprobe by name.
  */
 #include <asm/irq_regs.h>
 #include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
+#include "hit.h"
 #include "runtime.h"
 
 struct rt_placed {
 	const struct rt_probe *p;
 	bool registered;
+	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -23,6 +37,155 @@ struct rt_placed {
 };
 
 static struct rt_placed *rt_placed;
+
+#if RT_FTRACE_ENTRY
+/* The entry probes rt_fops calls, sorted by address (several may share one). */
+struct rt_fentry {
+	unsigned long ip;
+	struct rt_placed *pl;
+};
+static struct rt_fentry *rt_fentries;
+static int rt_nfentries;
+static struct ftrace_ops rt_fops;
+static bool rt_fops_registered;
+
+/*
+ * ip is the function's ftrace site, at or just after its start (after an
+ * ENDBR instruction where there is one): the entry with the highest
+ * address not above ip is the function it is in.
+ */
+static RT_FTRACE_CALLBACK(rt_ftrace_hit)
+{
+	int lo = 0, hi = rt_nfentries - 1, k = -1;
+	unsigned long at;
+
+	/* Functions where RCU is not watching (idle, entry code) are left
+	 * alone: the runtime's own calls may need it. */
+	if (unlikely(!rcu_is_watching())) {
+		rt_count_unsafe();
+		return;
+	}
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (rt_fentries[mid].ip <= ip) {
+			k = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (k < 0)
+		return;
+	at = rt_fentries[k].ip;
+	while (k > 0 && rt_fentries[k - 1].ip == at)
+		k--;
+	for (; k < rt_nfentries && rt_fentries[k].ip == at; k++)
+		rt_run_probe(rt_fentries[k].pl->p, NULL);
+}
+
+static int rt_fentry_cmp(const void *a, const void *b)
+{
+	const struct rt_fentry *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* Where the function of p starts in this kernel, or 0 if that is not certain. */
+static unsigned long rt_entry_address(const struct rt_probe *p)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long text, ip;
+
+	if (!rt_script.printk_offset || !p->text_offset)
+		return 0;
+	text = (unsigned long)&_printk - rt_script.printk_offset;
+	ip = text + p->text_offset;
+	sprint_symbol(sym, ip);
+	return strstr(sym, "+0x0/") ? ip : 0;
+}
+
+/*
+ * Put every entry probe whose address is known into rt_fops' filter and
+ * register it once; the others (and any ftrace refuses) stay for kprobes.
+ */
+static void rt_place_ftrace_entries(void)
+{
+	unsigned long *ips;
+	int i, n = 0, placed = 0;
+
+	rt_fentries = kcalloc(rt_script.nprobes, sizeof(*rt_fentries), GFP_KERNEL);
+	ips = kcalloc(rt_script.nprobes, sizeof(*ips), GFP_KERNEL);
+	if (!rt_fentries || !ips)
+		goto out;
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+		unsigned long ip;
+
+		if (pl->p->kind != RT_KPROBE)
+			continue;
+		ip = rt_entry_address(pl->p);
+		if (ip)
+			rt_fentries[n++] = (struct rt_fentry){ ip, pl };
+	}
+	if (!n)
+		goto out;
+	sort(rt_fentries, n, sizeof(*rt_fentries), rt_fentry_cmp, NULL);
+	rt_fops.func = rt_ftrace_hit;
+	/* No FTRACE_OPS_FL_RECURSION: ftrace would then call through its
+	 * assist function; the runtime skips nested hits itself. */
+	rt_fops.flags = 0;
+	for (i = 0; i < n; i++)
+		ips[i] = rt_fentries[i].ip;
+	if (rt_ftrace_filter_ips(&rt_fops, ips, n) == 0) {
+		placed = n;
+	} else {
+		/* One address ftrace does not know fails the batch: go one by one. */
+		ftrace_free_filter(&rt_fops);
+		for (i = 0; i < n; i++)
+			if (ftrace_set_filter_ip(&rt_fops, rt_fentries[i].ip, 0, 0) == 0)
+				rt_fentries[placed++] = rt_fentries[i];
+	}
+	if (placed && register_ftrace_function(&rt_fops) != 0)
+		placed = 0;
+	if (!placed) {
+		ftrace_free_filter(&rt_fops);
+		goto out;
+	}
+	rt_fops_registered = true;
+	rt_nfentries = placed;
+	for (i = 0; i < placed; i++) {
+		rt_fentries[i].pl->via_ftrace = true;
+		rt_fentries[i].pl->registered = true;
+	}
+out:
+	kfree(ips);
+	if (!rt_fops_registered) {
+		kfree(rt_fentries);
+		rt_fentries = NULL;
+	}
+}
+
+static void rt_remove_ftrace_entries(void)
+{
+	if (rt_fops_registered) {
+		unregister_ftrace_function(&rt_fops);
+		ftrace_free_filter(&rt_fops);
+		rt_fops_registered = false;
+	}
+	rt_nfentries = 0;
+	kfree(rt_fentries);
+	rt_fentries = NULL;
+}
+#else
+static void rt_place_ftrace_entries(void)
+{
+}
+
+static void rt_remove_ftrace_entries(void)
+{
+}
+#endif
 
 static int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -111,11 +274,13 @@ int rt_probes_start(void)
 	rt_placed = kcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL);
 	if (!rt_placed)
 		return -ENOMEM;
+	for (i = 0; i < rt_script.nprobes; i++)
+		rt_placed[i].p = &rt_script.probes[i];
+	rt_place_ftrace_entries();
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
-		pl->p = &rt_script.probes[i];
-		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END)
+		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END || pl->registered)
 			continue;
 		rc = rt_place(pl);
 		if (rc == 0) {
@@ -141,7 +306,7 @@ int rt_probes_start(void)
 
 static void rt_report_missed(const struct rt_placed *pl)
 {
-	if (pl->p->kind == RT_KPROBE && pl->kp.nmissed)
+	if (pl->p->kind == RT_KPROBE && !pl->via_ftrace && pl->kp.nmissed)
 		rt_message("warning", "%lu hits of %s were missed (the kernel was already in a kprobe)",
 			   pl->kp.nmissed, pl->p->pp);
 	if (pl->p->kind == RT_KRETPROBE && pl->krp.nmissed)
@@ -161,6 +326,7 @@ void rt_probes_stop(void)
 
 	if (!rt_placed)
 		return;
+	rt_remove_ftrace_entries();
 	/* Unregistering in batches waits for running handlers once, not once per probe. */
 	kps = kcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL);
 	krps = kcalloc(rt_script.nprobes, sizeof(*krps), GFP_KERNEL);
@@ -171,6 +337,8 @@ void rt_probes_stop(void)
 			continue;
 		switch (pl->p->kind) {
 		case RT_KPROBE:
+			if (pl->via_ftrace)
+				break;
 			if (kps)
 				kps[nk++] = &pl->kp;
 			else
@@ -218,6 +386,6 @@ void rt_probes_run_all(enum rt_probe_kind kind)
 		if (kind == RT_BEGIN && rt_state() != RT_RUNNING)
 			return;
 		if (p->kind == kind)
-			rt_run_probe(p, NULL);
+			rt_run_begin_end(p);
 	}
 }

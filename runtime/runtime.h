@@ -60,6 +60,7 @@ struct rt_session {
 	pid_t target;
 	atomic64_t skipped;         /* all skipped hits */
 	atomic64_t skipped_locked;  /* of those: a global stayed locked (MAXTRYLOCK) */
+	atomic64_t skipped_unsafe;  /* of those: where RCU was not watching */
 	struct rt_cpu __percpu *cpus;
 };
 
@@ -69,7 +70,15 @@ extern struct rt_session rt_sess;
 #define RT_STAGING_SIZE 8192
 
 /* session.c */
-void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs);
+/* A begin or end probe (the others: rt_run_probe() in hit.h). */
+void rt_run_begin_end(const struct rt_probe *p);
+/* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
+void rt_count_skip(atomic64_t *reason);
+/* A hit left alone because it came where the runtime cannot run safely. */
+void rt_count_unsafe(void);
+/* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
+struct rt_cpu;
+void rt_report_error(struct rt_cpu *cpu);
 /* This CPU's sorted-foreach room, in slots, and the slots themselves. */
 rt_size rt_cpu_iter_room(struct rt_context *c);
 void *rt_cpu_iter_slots(struct rt_context *c);
@@ -114,10 +123,54 @@ struct rt_stat *rt_map_merged_stat(struct rt_context *c, struct rt_map *m,
 				   const struct rt_key *k, const struct rt_stat_desc **d,
 				   const char *loc);
 
-/* locks.c */
+/*
+ * locks.c: each global's lock is one atomic word: 0 free, -1 a writer,
+ * n > 0 that many readers. Interrupts are off while a hit holds locks, so
+ * there is no preemption to handle; the first attempt is inline here, the
+ * waiting (TRYLOCKDELAY steps, up to MAXTRYLOCK) out of line.
+ */
+extern atomic_t *rt_global_locks;
 int rt_locks_init(int nglobals);
 void rt_locks_exit(void);
-bool rt_lock_globals(const struct rt_probe *p);
-void rt_unlock_globals(const struct rt_probe *p);
+bool rt_lock_globals_wait(const struct rt_probe *p, int from);
+
+static inline bool rt_lock_try(const struct rt_lock *l)
+{
+	atomic_t *a = &rt_global_locks[l->global];
+
+	if (l->write)
+		return atomic_cmpxchg_acquire(a, 0, -1) == 0;
+	return atomic_inc_unless_negative(a);
+}
+
+static inline void rt_lock_release(const struct rt_lock *l)
+{
+	atomic_t *a = &rt_global_locks[l->global];
+
+	if (l->write)
+		atomic_set_release(a, 0);
+	else
+		atomic_dec_return_release(a);
+}
+
+/* Take every lock the probe's handler needs, in index order; false: the
+ * hit is to be skipped (none is held then). */
+static inline bool rt_lock_globals(const struct rt_probe *p)
+{
+	int i;
+
+	for (i = 0; i < p->nlocks; i++)
+		if (unlikely(!rt_lock_try(&p->locks[i])))
+			return rt_lock_globals_wait(p, i);
+	return true;
+}
+
+static inline void rt_unlock_globals(const struct rt_probe *p)
+{
+	int i;
+
+	for (i = p->nlocks - 1; i >= 0; i--)
+		rt_lock_release(&p->locks[i]);
+}
 
 #endif

@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include "hit.h"
 #include "runtime.h"
 #include "stats.h"
 
@@ -95,15 +96,18 @@ void rt_session_show(struct seq_file *m)
 	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
 	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
 	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_sess.skipped_locked));
+	seq_printf(m, "skipped_unsafe %lld\n", (long long)atomic64_read(&rt_sess.skipped_unsafe));
 	if (atomic_read_acquire(&rt_first_error_state) == 2)
 		seq_printf(m, "error %s\n", rt_first_error);
 	if (atomic_read(&rt_skip_limit_hit))
 		seq_printf(m,
-			   "error skipped too many probe hits (MAXSKIPPED = %lld): %lld found another hit running on the same CPU, %lld found a global still locked after MAXTRYLOCK = %lld attempts; raise the limit with -D MAXSKIPPED=N (or -D MAXTRYLOCK=N)\n",
+			   "error skipped too many probe hits (MAXSKIPPED = %lld): %lld found another hit running on the same CPU, %lld found a global still locked after MAXTRYLOCK = %lld attempts, %lld were where RCU is not watching; raise the limit with -D MAXSKIPPED=N (or -D MAXTRYLOCK=N)\n",
 			   rt_script.maxskipped,
 			   (long long)(atomic64_read(&rt_sess.skipped) -
-				       atomic64_read(&rt_sess.skipped_locked)),
-			   (long long)atomic64_read(&rt_sess.skipped_locked), rt_script.maxtrylock);
+				       atomic64_read(&rt_sess.skipped_locked) -
+				       atomic64_read(&rt_sess.skipped_unsafe)),
+			   (long long)atomic64_read(&rt_sess.skipped_locked), rt_script.maxtrylock,
+			   (long long)atomic64_read(&rt_sess.skipped_unsafe));
 	if (copy) {
 		spin_lock_irqsave(&rt_messages_lock, flags);
 		len = rt_messages_len;
@@ -131,12 +135,12 @@ static bool rt_is_begin_end(const struct rt_probe *p)
 	return p->kind == RT_BEGIN || p->kind == RT_END;
 }
 
-static void rt_count_skip(bool locked)
+void rt_count_skip(atomic64_t *reason)
 {
 	s64 n;
 
-	if (locked)
-		atomic64_inc(&rt_sess.skipped_locked);
+	if (reason)
+		atomic64_inc(reason);
 	n = atomic64_inc_return(&rt_sess.skipped);
 
 	/* Only flags here: a message is composed when `ctl` is read. */
@@ -146,66 +150,40 @@ static void rt_count_skip(bool locked)
 	}
 }
 
-static void rt_report_error(struct rt_cpu *cpu);
 
-void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
+void rt_count_unsafe(void)
 {
-	/* begin and end run in process context while no other probe is
-	 * placed: with interrupts on, so a long one cannot stall the CPU. */
-	bool process = rt_is_begin_end(p);
-	unsigned long flags = 0;
+	rt_count_skip(&rt_sess.skipped_unsafe);
+}
+
+/* begin and end: in process context while no other probe is placed, with
+ * interrupts on, so a long one cannot stall the CPU. */
+void rt_run_begin_end(const struct rt_probe *p)
+{
+	unsigned long flags;
 	struct rt_cpu *cpu;
 
-	/* begin and end run while starting and stopping; the rest only while running. */
-	if (!process && atomic_read(&rt_sess.state) != RT_RUNNING)
-		return;
-	if (process)
-		preempt_disable();
+	preempt_disable();
 	local_irq_save(flags);
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (cpu->busy) {
-		rt_count_skip(false);
+		rt_count_skip(NULL);
 		local_irq_restore(flags);
 		goto out;
 	}
 	cpu->busy = 1;
-	if (process)
-		local_irq_restore(flags);
-	cpu->probe = p;
-	cpu->regs = regs;
-	cpu->out_len = 0;
-	cpu->c.error = NULL;
-	cpu->c.actions = process ? rt_script.maxaction_interruptible : rt_script.maxaction;
-	cpu->c.sp = cpu->stack;
-	cpu->c.sp_end = cpu->stack + rt_script.frame_size;
-	cpu->c.depth = 0;
-	cpu->c.maxnesting = (int)rt_script.maxnesting;
-	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
-	cpu->c.iter_top = 0;
-	if (rt_lock_globals(p)) {
-		p->handler(&cpu->c);
-		rt_unlock_globals(p);
-	} else {
-		rt_count_skip(true);
-	}
-	if (cpu->c.error)
-		rt_report_error(cpu);
-	/* Still busy while committing: a hit in an interrupt must not write
-	 * this CPU's buffer at the same time. */
-	rt_out_commit(cpu);
+	local_irq_restore(flags);
+	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible);
+	rt_hit_body(cpu, p);
 	cpu->probe = NULL;
-	cpu->regs = NULL;
 	barrier();
 	cpu->busy = 0;
-	if (!process)
-		local_irq_restore(flags);
 out:
-	if (process)
-		preempt_enable();
+	preempt_enable();
 }
 
 /* An uncaught failure: reported, and counted against MAXERRORS. */
-static void rt_report_error(struct rt_cpu *cpu)
+void rt_report_error(struct rt_cpu *cpu)
 {
 	int n = atomic_inc_return(&rt_errors);
 
@@ -366,6 +344,8 @@ static int rt_alloc_cpus(void)
 		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
 
 		cpu->stack = vzalloc(rt_script.frame_size ? rt_script.frame_size : 16);
+		cpu->c.sp_end = cpu->stack ? cpu->stack + rt_script.frame_size : NULL;
+		cpu->c.maxnesting = (int)rt_script.maxnesting;
 		cpu->out = vmalloc(RT_STAGING_SIZE);
 		cpu->stat_scratch = kzalloc(scratch, GFP_KERNEL);
 		cpu->re_subject = kzalloc(rt_script.maxstringlen, GFP_KERNEL);

@@ -85,18 +85,8 @@ static int rt_linear_bucket(const struct rt_stat_desc *d, s64 v, int nbuckets)
 	return off >= (u64)nbuckets - 1 ? nbuckets - 1 : (int)off;
 }
 
-void rt_stat_add_value(const struct rt_stat_desc *d, struct rt_stat *st, s64 v)
+void rt_stat_add_more(const struct rt_stat_desc *d, struct rt_stat *st, s64 v)
 {
-	if (st->count == 0) {
-		st->min = st->max = v;
-	} else {
-		if (v < st->min)
-			st->min = v;
-		if (v > st->max)
-			st->max = v;
-	}
-	st->count++;
-	st->sum = (s64)((u64)st->sum + (u64)v);
 	if (d->ops & RT_STAT_VARIANCE) {
 		u64 mag = v < 0 ? 0 - (u64)v : (u64)v;
 		unsigned __int128 acc = ((unsigned __int128)st->sq_hi << 64 | st->sq_lo) +

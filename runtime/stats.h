@@ -23,7 +23,25 @@ int rt_stat_nbuckets(const struct rt_stat_desc *d);
 size_t rt_stat_size(const struct rt_stat_desc *d);
 
 void rt_stat_clear(const struct rt_stat_desc *d, struct rt_stat *st);
-void rt_stat_add_value(const struct rt_stat_desc *d, struct rt_stat *st, s64 v);
+/* The sum of squares and the histogram, for the statistics that keep them. */
+void rt_stat_add_more(const struct rt_stat_desc *d, struct rt_stat *st, s64 v);
+
+/* One value into a statistic: inline, since every '<<<' comes here. */
+static inline void rt_stat_add_value(const struct rt_stat_desc *d, struct rt_stat *st, s64 v)
+{
+	if (st->count == 0) {
+		st->min = st->max = v;
+	} else {
+		if (v < st->min)
+			st->min = v;
+		if (v > st->max)
+			st->max = v;
+	}
+	st->count++;
+	st->sum = (s64)((u64)st->sum + (u64)v);
+	if (unlikely((d->ops & RT_STAT_VARIANCE) || d->hist))
+		rt_stat_add_more(d, st, v);
+}
 /* Add what from holds into into (merging CPUs). */
 void rt_stat_merge(const struct rt_stat_desc *d, struct rt_stat *into, const struct rt_stat *from);
 /* An aggregate of a merged statistic; fails the hit for @min and the like of

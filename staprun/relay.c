@@ -136,6 +136,9 @@ static void sr_status_parse(struct sr_status *st)
 		} else if (klen == 14 && !strncmp(line, "skipped_locked", 14) && !(seen & 32)) {
 			st->skipped_locked = strtoull(val, NULL, 10);
 			seen |= 32;
+		} else if (klen == 14 && !strncmp(line, "skipped_unsafe", 14) && !(seen & 64)) {
+			st->skipped_unsafe = strtoull(val, NULL, 10);
+			seen |= 64;
 		}
 		/* Put the newline back: sr_status_report() walks the text again. */
 		if (!nl)
@@ -186,12 +189,23 @@ int sr_status_report(const struct sr_status *st)
 			st->dropped_bytes,
 			st->dropped_records == 1 ? "was" : "were");
 	if (st->skipped) {
-		unsigned long long locked = st->skipped_locked <= st->skipped ? st->skipped_locked : 0;
+		unsigned long long locked = st->skipped_locked, unsafe = st->skipped_unsafe;
+		unsigned long long busy = 0;
 
-		fprintf(stderr,
-			"WARNING: %llu probe hit%s %s skipped: %llu because another hit was running on the same CPU, %llu because a global stayed locked (-D MAXTRYLOCK=N waits longer)\n",
-			st->skipped, st->skipped == 1 ? "" : "s",
-			st->skipped == 1 ? "was" : "were", st->skipped - locked, locked);
+		if (locked + unsafe <= st->skipped)
+			busy = st->skipped - locked - unsafe;
+		fprintf(stderr, "WARNING: %llu probe hit%s %s skipped:", st->skipped,
+			st->skipped == 1 ? "" : "s", st->skipped == 1 ? "was" : "were");
+		if (busy)
+			fprintf(stderr, " %llu because another hit was running on the same CPU%s", busy,
+				locked || unsafe ? "," : "");
+		if (locked)
+			fprintf(stderr, " %llu because a global stayed locked (-D MAXTRYLOCK=N waits longer)%s",
+				locked, unsafe ? "," : "");
+		if (unsafe)
+			fprintf(stderr, " %llu in code where RCU is not watching (idle or entry code)",
+				unsafe);
+		fputc('\n', stderr);
 	}
 	return nerr;
 }

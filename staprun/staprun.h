@@ -88,6 +88,7 @@ struct sr_status {
 	unsigned long long dropped_bytes;
 	unsigned long long skipped;
 	unsigned long long skipped_locked; /* of those, a global stayed locked */
+	unsigned long long skipped_unsafe; /* of those, where RCU was not watching */
 	char *text;			/* the whole text, for error/warning lines */
 };
 

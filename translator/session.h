@@ -61,6 +61,7 @@ struct probe {
 	char *pp_text;           /* the concrete point, for pp() and messages */
 	struct handler *handler;
 	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
+	uint64_t text_offset;    /* PK_KPROBE: the function's offset from _text; 0: place by name */
 	long long period_ns;     /* PK_TIMER */
 	long long priority;      /* PK_BEGIN, PK_END: lower runs first */
 	bool optional;
@@ -84,6 +85,7 @@ struct program {
 	struct ptrvec regexes;   /* compiled regular expressions (struct regex *, sema/regcomp.h) */
 	struct ptrvec embedded;  /* top-level embedded C, in order (struct node *) */
 	bool uses_embedded_c;    /* guru-mode C anywhere: built with the full kbuild */
+	uint64_t printk_offset;  /* _printk's offset from _text (the runtime finds _text by it); 0: unknown */
 };
 
 struct kernel;

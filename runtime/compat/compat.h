@@ -12,6 +12,7 @@
 #ifndef TAPLINE_COMPAT_H
 #define TAPLINE_COMPAT_H
 
+#include <linux/ftrace.h>
 #include <linux/hrtimer.h>
 #include <linux/kprobes.h>
 #include <linux/proc_fs.h>
@@ -64,5 +65,34 @@ static inline struct kretprobe *rt_get_kretprobe(struct kretprobe_instance *ri)
 	return ri->rp;
 #endif
 }
+
+/*
+ * Function entries through an ftrace_ops callback (probe: ftrace_regs.c):
+ * cheaper than a kprobe, which goes through ftrace too and then looks
+ * itself up. Without it the runtime places kprobes instead.
+ */
+#ifdef RT_HAVE_FTRACE_REGS
+#define RT_FTRACE_ENTRY 1
+#define RT_FTRACE_CALLBACK(name)                                                          \
+	void name(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,       \
+		  struct ftrace_regs *fregs)
+
+/* Add n addresses to an ftrace_ops filter (probe: ftrace_set_filter_ips.c). */
+static inline int rt_ftrace_filter_ips(struct ftrace_ops *ops, unsigned long *ips, unsigned int n)
+{
+#ifdef RT_HAVE_FTRACE_SET_FILTER_IPS
+	return ftrace_set_filter_ips(ops, ips, n, 0, 0);
+#else
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		rc = ftrace_set_filter_ip(ops, ips[i], 0, 0);
+	return rc;
+#endif
+}
+#else
+#define RT_FTRACE_ENTRY 0
+#endif
 
 #endif

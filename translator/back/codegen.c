@@ -27,6 +27,7 @@
 #include "back/cg.h"
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
+#include "sema/builtins.h"
 #include "sema/regcomp.h"
 
 /* A part function being written (see part_begin). */
@@ -384,8 +385,37 @@ static char *cg_match(struct cg *g, struct node *n)
 	return res;
 }
 
+/*
+ * execname() == "name" (or !=) with a name of at most 15 bytes: compare
+ * the task's comm in place, two words, instead of copying it and calling
+ * a string comparison. It is the commonest filter in scripts.
+ */
+static char *cg_execname_is(struct node *n)
+{
+	struct node *call = n->lhs, *lit = n->rhs;
+	if (call->kind == N_STR)
+		call = n->rhs, lit = n->lhs;
+	if ((n->op != OP_EQ && n->op != OP_NE) || call->kind != N_CALL || !call->builtin ||
+	    call->builtin->id != B_EXECNAME || lit->kind != N_STR || lit->str_len > 15 ||
+	    memchr(lit->str, 0, lit->str_len))
+		return NULL;
+	unsigned long long w[2] = { 0, 0 }, mask[2] = { 0, 0 };
+	for (size_t i = 0; i < 16; i++) {
+		unsigned long long byte = i < lit->str_len ? (unsigned char)lit->str[i] : 0;
+		w[i / 8] |= byte << (8 * (i % 8));
+		if (i <= lit->str_len) /* its bytes and the NUL after them */
+			mask[i / 8] |= 0xffULL << (8 * (i % 8));
+	}
+	return xasprintf("({ static const struct rt_comm k_ = { { 0x%llxULL, 0x%llxULL }, "
+			 "{ 0x%llxULL, 0x%llxULL } }; (rt_long)%srt_execname_is(c, &k_); })",
+			 w[0], w[1], mask[0], mask[1], n->op == OP_NE ? "!" : "");
+}
+
 static char *cg_binary(struct cg *g, struct node *n)
 {
+	char *fast = cg_execname_is(n);
+	if (fast)
+		return fast;
 	if (n->op == OP_AND || n->op == OP_OR)
 		return cg_logical(g, n);
 	if (n->op == OP_MATCH || n->op == OP_NOMATCH)
@@ -1451,9 +1481,11 @@ char *cg_translate(struct session *s)
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
 		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .period_ns = %lldLL, .handler = h%d,\n"
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .text_offset = 0x%llx, "
+			  ".period_ns = %lldLL, .handler = h%d,\n"
 			  "\t  .locks = h%d_locks, .nlocks = %d, .optional = %d, .from_wildcard = %d },\n",
-			  rt_kind(p->kind), pp, sym, p->period_ns, p->handler->index,
+			  rt_kind(p->kind), pp, sym, (unsigned long long)p->text_offset, p->period_ns,
+			  p->handler->index,
 			  p->handler->index, nlocks[p->handler->index], p->optional, p->from_wildcard);
 		free(pp);
 		free(sym);
@@ -1495,6 +1527,7 @@ char *cg_translate(struct session *s)
 		  "\t.nstats = %d,\n"
 		  "\t.iter_slots = %lld,\n"
 		  "\t.regex_prog = %d,\n"
+		  "\t.printk_offset = 0x%llx,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1502,7 +1535,7 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_TRYLOCKDELAY], lim[LIMIT_HIST_ELISION], lim[LIMIT_MAXSKIPPED],
 		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
 		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
-		  iter_slots, regex_prog);
+		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset);
 	free(nlocks);
 	free(g.map_of);
 	free(g.stats_of);

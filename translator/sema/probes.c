@@ -284,6 +284,23 @@ static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, 
 	lo[i].count++;
 }
 
+/*
+ * Where the runtime can put an entry probe by address (through ftrace,
+ * cheaper than a kprobe): the function's offset from _text, and _printk's,
+ * by which the runtime finds _text. Not for a name several functions
+ * share (a kprobe by name picks the kernel's first), nor when the
+ * addresses are unknown (/proc/kallsyms read without root shows zeros).
+ */
+static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfunc *f)
+{
+	const struct kfunc *ref = kernel_function(c->s->kernel, "_printk");
+	if (p->kind != PK_KPROBE || f->copies != 1 || !f->offset || !ref || !ref->offset ||
+	    ref->copies != 1)
+		return;
+	p->text_offset = f->offset;
+	c->s->prog.printk_offset = ref->offset;
+}
+
 static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_kind kind,
 			    struct loc loc)
 {
@@ -336,8 +353,11 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 	}
 	for (size_t i = 0; i < k->nfuncs; i++) {
 		const struct kfunc *f = &k->funcs[i];
-		if (!fnmatch(pattern, f->name, 0) && !refusal(c, f))
-			add_probe(c, kind, f->name, 0)->from_wildcard = true;
+		if (!fnmatch(pattern, f->name, 0) && !refusal(c, f)) {
+			struct probe *p = add_probe(c, kind, f->name, 0);
+			p->from_wildcard = true;
+			set_entry_offset(c, p, f);
+		}
 	}
 }
 
@@ -380,7 +400,7 @@ static void kernel_function_point(struct pp_ctx *c)
 	}
 	const char *why = refusal(c, f);
 	if (!why) {
-		add_probe(c, kind, name, 0);
+		set_entry_offset(c, add_probe(c, kind, name, 0), f);
 		if (runtime_calls(c, name))
 			diag_warning(fn->arg->loc, D_UNPROBEABLE,
 				     "'%s' %s: its hits inside the runtime will be skipped", name,

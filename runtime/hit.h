@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A probe hit, the hot path: inline in each placement's callback
+ * (probes.c) so a hit costs no more calls than it must. One hit per CPU at
+ * a time (a nested one is skipped and counted), interrupts off, the
+ * script's globals locked, a statement budget, and errors that stop the
+ * script instead of the kernel. begin and end probes, which run in process
+ * context, go through rt_run_begin_end() (session.c) instead.
+ */
+#ifndef TAPLINE_HIT_H
+#define TAPLINE_HIT_H
+
+#include "runtime.h"
+
+/* The context a hit starts with; what never changes (sp_end, maxnesting)
+ * was set when the CPU's state was made. */
+static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_probe *p,
+					 struct pt_regs *regs, rt_long actions)
+{
+	cpu->probe = p;
+	cpu->regs = regs;
+	cpu->c.error = NULL;
+	cpu->c.actions = actions;
+	cpu->c.sp = cpu->stack;
+	cpu->c.depth = 0;
+	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
+	cpu->c.iter_top = 0;
+}
+
+/* The body under its locks, then its error and output. Still busy while
+ * committing: a hit in an interrupt must not write this CPU's buffer too. */
+static __always_inline void rt_hit_body(struct rt_cpu *cpu, const struct rt_probe *p)
+{
+	if (likely(rt_lock_globals(p))) {
+		p->handler(&cpu->c);
+		rt_unlock_globals(p);
+	} else {
+		rt_count_skip(&rt_sess.skipped_locked);
+	}
+	if (unlikely(cpu->c.error))
+		rt_report_error(cpu);
+	if (cpu->out_len)
+		rt_out_commit(cpu);
+}
+
+/* Every hit but begin and end, with interrupts off throughout. */
+static __always_inline void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
+{
+	unsigned long flags;
+	struct rt_cpu *cpu;
+
+	if (atomic_read(&rt_sess.state) != RT_RUNNING)
+		return;
+	local_irq_save(flags);
+	cpu = this_cpu_ptr(rt_sess.cpus);
+	if (unlikely(cpu->busy)) {
+		rt_count_skip(NULL);
+		local_irq_restore(flags);
+		return;
+	}
+	cpu->busy = 1;
+	rt_hit_begin(cpu, p, regs, rt_script.maxaction);
+	rt_hit_body(cpu, p);
+	cpu->probe = NULL;
+	barrier();
+	cpu->busy = 0;
+	local_irq_restore(flags);
+}
+
+#endif
