@@ -230,12 +230,16 @@ static __always_inline u32 rt_hash(const struct rt_map *m, const struct rt_key *
 	return (u32)(h ^ (h >> 32));
 }
 
-static __always_inline bool rt_keys_equal(const struct rt_map *m, struct rt_entry *e,
-					  const struct rt_key *k)
+/* Do the entry's keys match k, those where star has no bit set (a slice's
+ * '*' keys match anything)? */
+static __always_inline bool rt_keys_match(const struct rt_map *m, struct rt_entry *e,
+					  const struct rt_key *k, int star)
 {
 	int i;
 
 	for (i = 0; i < m->d->nkeys; i++) {
+		if (star & (1 << i))
+			continue;
 		if (m->d->key_kinds[i] == RT_STRING) {
 			if (!rt_str_equal(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
 				return false;
@@ -254,7 +258,7 @@ static __always_inline struct rt_entry *rt_lookup(const struct rt_map *m, const 
 	for (i = t->heads[h & t->mask]; i >= 0;) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
-		if (e->hash == h && rt_keys_equal(m, e, k))
+		if (e->hash == h && rt_keys_match(m, e, k, 0))
 			return e;
 		i = e->next;
 	}
@@ -355,24 +359,6 @@ static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, 
 	return e;
 }
 
-/* Do the entry's keys match the slice (keys where star has no bit)? */
-static bool rt_slice_match(const struct rt_map *m, struct rt_entry *e, const struct rt_key *k,
-			   int star)
-{
-	int i;
-
-	for (i = 0; i < m->d->nkeys; i++) {
-		if (star & (1 << i))
-			continue;
-		if (m->d->key_kinds[i] == RT_STRING) {
-			if (!rt_str_equal(rt_key_str(m, e, i), k[i].s, m->maxstr - 1))
-				return false;
-		} else if (*rt_key_long(m, e, i) != k[i].n) {
-			return false;
-		}
-	}
-	return true;
-}
 
 /* --- making and freeing --- */
 
@@ -506,7 +492,7 @@ static bool rt_table_has(const struct rt_map *m, const struct rt_table *t,
 	for (i = t->oldest; i >= 0;) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
-		if (rt_slice_match(m, e, k, star))
+		if (rt_keys_match(m, e, k, star))
 			return true;
 		i = e->newer;
 	}
@@ -543,7 +529,7 @@ static void rt_table_delete(const struct rt_map *m, struct rt_table *t, const st
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
-		if (rt_slice_match(m, e, k, star))
+		if (rt_keys_match(m, e, k, star))
 			rt_unlink(m, t, e);
 	}
 	t->dirty = 1;
@@ -760,7 +746,7 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
-		if (slice && !rt_slice_match(m, e, slice, star))
+		if (slice && !rt_keys_match(m, e, slice, star))
 			continue;
 		slots[n].e = e;
 		if (sort_by >= 0)
@@ -795,7 +781,7 @@ int rt_iter_next(struct rt_context *c, struct rt_iter *it)
 		while (it->next >= 0) {
 			e = rt_entry_at(m, t, it->next);
 			it->next = e->newer;
-			if (it->star < 0 || rt_slice_match(m, e, it->slice, it->star))
+			if (it->star < 0 || rt_keys_match(m, e, it->slice, it->star))
 				break;
 			e = NULL;
 		}

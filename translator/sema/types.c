@@ -309,10 +309,13 @@ static void check_hist(struct checker *c, struct node *n)
 				   "a histogram's stop (%lld) must be above its start (%lld)", p[1], p[0]);
 			return;
 		}
-		if (c->report && p[2] > 0 && (p[1] - p[0]) / p[2] + 3 > MAX_HIST_BUCKETS) {
+		/* stop > start, so the span fits in 64 unsigned bits. */
+		unsigned long long buckets =
+			((unsigned long long)p[1] - (unsigned long long)p[0]) / (unsigned long long)p[2] + 3;
+		if (c->report && buckets > MAX_HIST_BUCKETS) {
 			diag_error(n->loc, D_BAD_HISTOGRAM,
-				   "this histogram has %lld buckets; at most %d are allowed",
-				   (p[1] - p[0]) / p[2] + 3, MAX_HIST_BUCKETS);
+				   "this histogram has %llu buckets; at most %d are allowed", buckets,
+				   MAX_HIST_BUCKETS);
 			return;
 		}
 	} else if (nargs && c->report) {
