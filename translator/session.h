@@ -79,6 +79,7 @@ struct program {
 	struct ptrvec all_functions; /* every declared function (struct symbol *) */
 	struct ptrvec globals;   /* used globals (struct symbol *) */
 	struct ptrvec functions; /* reachable functions (struct symbol *) */
+	struct ptrvec unused_functions; /* the script's own that nothing calls: checked, not generated */
 	struct ptrvec handlers;  /* struct handler * */
 	struct ptrvec probes;    /* struct probe * */
 	struct ptrvec regexes;   /* compiled regular expressions (struct regex *, sema/regcomp.h) */

@@ -102,6 +102,7 @@ static struct node *guard(const struct node *cond)
 	not->op = OP_NOT;
 	not->lhs = ast_clone(cond);
 	struct node *n = ast_new(N_IF, cond->loc);
+	n->guard = true; /* type errors name the condition, not the '!' */
 	n->cond = not;
 	n->then = ast_new(N_NEXT, cond->loc);
 	return n;
