@@ -62,6 +62,7 @@ struct probe {
 	struct handler *handler;
 	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
 	long long period_ns;     /* PK_TIMER */
+	long long spread_ns;     /* PK_TIMER: each period is period_ns plus -spread_ns to spread_ns */
 	long long priority;      /* PK_BEGIN, PK_END: lower runs first */
 	bool optional;
 	bool from_wildcard;      /* one of a wildcard's matches: if the kernel refuses it, warn */

@@ -1478,9 +1478,9 @@ char *cg_translate(struct session *s)
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
 		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .period_ns = %lldLL, .handler = h%d,\n"
-			  "\t  .locks = h%d_locks, .nlocks = %d, .optional = %d, .from_wildcard = %d },\n",
-			  rt_kind(p->kind), pp, sym, p->period_ns, p->handler->index,
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
+			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, .from_wildcard = %d },\n",
+			  rt_kind(p->kind), pp, sym, p->period_ns, p->spread_ns, p->handler->index,
 			  p->handler->index, nlocks[p->handler->index], p->optional, p->from_wildcard);
 		free(pp);
 		free(sym);
