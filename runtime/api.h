@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 4
+#define RT_API_VERSION 5
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -51,6 +51,7 @@ struct rt_probe {
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE */
 	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
+	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
 	void (*handler)(struct rt_context *c);
 	const struct rt_lock *locks;
 	int nlocks;

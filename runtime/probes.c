@@ -19,6 +19,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -204,6 +205,20 @@ static int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* A timer's next period: randomize(M) adds a uniform -M..M to each. */
+static ktime_t rt_timer_period(const struct rt_probe *p)
+{
+	u64 span, r;
+
+	if (p->spread_ns <= 0)
+		return ns_to_ktime(p->period_ns);
+	span = 2 * (u64)p->spread_ns + 1;
+	r = get_random_u32();
+	if (span > U32_MAX)
+		r = r << 32 | get_random_u32();
+	return ns_to_ktime(p->period_ns - p->spread_ns + (s64)(r % span));
+}
+
 static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 {
 	struct rt_placed *pl = container_of(t, struct rt_placed, timer);
@@ -211,7 +226,7 @@ static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 	if (rt_state() != RT_RUNNING)
 		return HRTIMER_NORESTART;
 	rt_run_probe(pl->p, get_irq_regs());
-	hrtimer_forward_now(t, ns_to_ktime(pl->p->period_ns));
+	hrtimer_forward_now(t, rt_timer_period(pl->p));
 	return HRTIMER_RESTART;
 }
 
@@ -239,7 +254,7 @@ static int rt_place(struct rt_placed *pl)
 		return register_kretprobe(&pl->krp);
 	case RT_TIMER:
 		rt_hrtimer_setup(&pl->timer, rt_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-		hrtimer_start(&pl->timer, ns_to_ktime(p->period_ns), HRTIMER_MODE_REL);
+		hrtimer_start(&pl->timer, rt_timer_period(p), HRTIMER_MODE_REL);
 		return 0;
 	case RT_BEGIN:
 	case RT_END:

@@ -63,6 +63,7 @@ struct probe {
 	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
 	uint64_t text_offset;    /* PK_KPROBE: the function's offset from _text; 0: place by name */
 	long long period_ns;     /* PK_TIMER */
+	long long spread_ns;     /* PK_TIMER: each period is period_ns plus -spread_ns to spread_ns */
 	long long priority;      /* PK_BEGIN, PK_END: lower runs first */
 	bool optional;
 	bool from_wildcard;      /* one of a wildcard's matches: if the kernel refuses it, warn */
@@ -80,6 +81,7 @@ struct program {
 	struct ptrvec all_functions; /* every declared function (struct symbol *) */
 	struct ptrvec globals;   /* used globals (struct symbol *) */
 	struct ptrvec functions; /* reachable functions (struct symbol *) */
+	struct ptrvec unused_functions; /* the script's own that nothing calls: checked, not generated */
 	struct ptrvec handlers;  /* struct handler * */
 	struct ptrvec probes;    /* struct probe * */
 	struct ptrvec regexes;   /* compiled regular expressions (struct regex *, sema/regcomp.h) */

@@ -44,7 +44,12 @@ struct cg {
 void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "file:line:col" of a node, as a C string literal (malloced). */
 char *loc_literal(const struct node *n);
+/* Text as a C string literal (malloced): every byte escaped as needed. */
 char *c_string(const char *s, size_t len);
+/* User text (a path, a pattern) made safe inside a C comment (malloced): no
+ * comment closer or opener, no control character, no trigraph. Every piece
+ * of user text written into a comment goes through this. */
+char *c_comment(const char *s);
 char *new_long_temp(struct cg *g);
 char *new_string_temp(struct cg *g);
 /* Keep a value as it is now, in a temporary, unless nothing can change it. */

@@ -68,6 +68,7 @@ struct node {
 	bool is_array;       /* N_GLOBAL declared with [...] or '%' */
 	bool wrap;           /* N_GLOBAL declared with '%' */
 	bool addr_of;        /* N_TARGET, N_CAST, N_ATVAR written with '&' */
+	bool guard;          /* N_IF: pass 2's "if (!(COND)) next" for a probe point's condition */
 	int depth;           /* expressions: levels of operators below and at this node */
 	enum type decl_type; /* N_FUNCTION, N_PARAM: declared with ':long'/':string' */
 	const char *name;
@@ -96,6 +97,7 @@ struct symbol {
 	const char *name;
 	struct loc loc;  /* declaration, or first assignment of a local */
 	enum type type;  /* the value's type; T_STATS for a statistic (or an array of them) */
+	struct loc type_loc; /* where the type was declared or first learned (a use, a return) */
 	struct node *decl;
 	int index;       /* globals, functions: a number; locals, params: frame slot */
 	bool assigned, read;

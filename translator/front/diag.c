@@ -51,6 +51,39 @@ void diag_summary(void)
 	}
 }
 
+/*
+ * Every piece of text a diagnostic prints goes through here: messages quote
+ * the user's text (a format directive, a file name), which may hold control
+ * characters. They are shown escaped ('\n', '\x1b'), so a diagnostic stays
+ * one line and cannot drive the terminal.
+ */
+static void put_text(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			fputs("\\n", stderr);
+		else if (c == '\t')
+			fputs("\\t", stderr);
+		else if (c == '\r')
+			fputs("\\r", stderr);
+		else if (c < 32 || c == 127)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
+static void put_vformat(const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
+	if (n < 0)
+		fatal("out of memory");
+	put_text(text, (size_t)n);
+	free(text);
+}
+
 /* Lines longer than this are shown as a window of it around the caret. */
 #define DIAG_LINE_WINDOW 100
 
@@ -71,8 +104,14 @@ static void show_line(struct loc loc)
 			from = to - DIAG_LINE_WINDOW;
 	}
 	const char *pre = from ? "..." : "", *post = to < len ? "..." : "";
-	fprintf(stderr, "    %s%.*s%s\n    %*s", pre, (int)(to - from), line + from, post,
-		(int)strlen(pre), "");
+	fprintf(stderr, "    %s", pre);
+	/* One column per byte, so the caret lines up: a control character other
+	 * than a tab is shown as '?'. */
+	for (size_t i = from; i < to; i++) {
+		unsigned char c = (unsigned char)line[i];
+		fputc(c == '\t' || (c >= 32 && c != 127) ? c : '?', stderr);
+	}
+	fprintf(stderr, "%s\n    %*s", post, (int)strlen(pre), "");
 	/* Keep tabs so the caret lines up under the same column. */
 	for (size_t i = from; i < caret; i++)
 		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
@@ -82,8 +121,10 @@ static void show_line(struct loc loc)
 static void print_loc(struct loc loc)
 {
 	const struct source *s = src_get(loc.file);
-	if (s)
-		fprintf(stderr, "%s:%d:%d: ", s->name, loc.line, loc.col);
+	if (s) {
+		put_text(s->name, strlen(s->name));
+		fprintf(stderr, ":%d:%d: ", loc.line, loc.col);
+	}
 	else
 		fputs("stap: ", stderr);
 }
@@ -94,7 +135,7 @@ static void report(const char *kind, struct loc loc, enum diag_code code, const 
 	fflush(stdout);
 	print_loc(loc);
 	fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	put_vformat(fmt, ap);
 	fprintf(stderr, " [%s]\n", diag_code_name(code));
 	show_line(loc);
 }
@@ -147,7 +188,7 @@ void diag_note(struct loc loc, const char *fmt, ...)
 	print_loc(loc);
 	fputs("note: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_vformat(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	show_line(loc);
@@ -160,7 +201,7 @@ void diag_hint(const char *fmt, ...)
 	va_list ap;
 	fputs("hint: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_vformat(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

@@ -5,8 +5,11 @@
  * with the handler it runs.
  *
  * A point that names a probe alias (its components match the alias's name,
- * '*' included: "syscall.*") stands for the alias's own points, which may
- * be aliases again. Through a chain of aliases the handler's body is the
+ * '*' included: "syscall.*", and "**" for one or more whole components)
+ * stands for the alias's own points, which may be aliases again. A point
+ * may name an alias and go on (a suffix: "my.read.return" where my.read is
+ * an alias): the suffix is added to each of the alias's own points. An
+ * alias whose whole name matches is preferred to one that leaves a suffix. Through a chain of aliases the handler's body is the
  * probe's body with the aliases' prologues before it (the innermost
  * alias's first) and their epilogues after it (the outermost's first), so
  * a prologue can set variables the body reads and 'next' out of the probe.
@@ -41,21 +44,60 @@ struct deriver {
 	struct ptrvec made;        /* struct made *: the handlers made for decl, by chain */
 };
 
-/* Does point pp (as written in a probe) name alias a? */
-static bool names_alias(const struct node *pp, const struct node *alias)
+/* Does component u (as written in a probe) match component a of an alias's name? */
+static bool comp_matches(const struct node *u, const struct node *a)
 {
-	const struct node *u = pp->list, *a = alias->then->list;
-	for (; u && a; u = u->next, a = a->next) {
-		if (fnmatch(u->name, a->name, 0) != 0)
-			return false;
-		if (!u->lhs != !a->lhs)
-			return false;
-		if (u->lhs && (u->lhs->kind != a->lhs->kind ||
-			       (u->lhs->kind == N_NUM ? u->lhs->num != a->lhs->num
-						      : strcmp(u->lhs->str, a->lhs->str) != 0)))
-			return false;
+	if (fnmatch(u->name, a->name, 0) != 0)
+		return false;
+	if (!u->lhs != !a->lhs)
+		return false;
+	return !u->lhs || (u->lhs->kind == a->lhs->kind &&
+			   (u->lhs->kind == N_NUM ? u->lhs->num == a->lhs->num
+						  : strcmp(u->lhs->str, a->lhs->str) == 0));
+}
+
+/*
+ * Do components u (a probe's) match all of an alias's name, a? Returns how
+ * many of u that takes, or -1. A component "**" matches one or more whole
+ * components (the fewest that let the rest match). With whole, u must be
+ * used up; without, what is left of it is a suffix for the alias's points.
+ */
+static int match_name(const struct node *u, const struct node *a, bool whole, int used)
+{
+	if (!a)
+		return whole && u ? -1 : used;
+	if (!u)
+		return -1;
+	if (!strcmp(u->name, "**") && !u->lhs) {
+		for (const struct node *rest = a->next;; rest = rest->next) {
+			int n = match_name(u->next, rest, whole, used + 1);
+			if (n >= 0 || !rest)
+				return n;
+		}
 	}
-	return !u && !a;
+	if (!comp_matches(u, a))
+		return -1;
+	return match_name(u->next, a->next, whole, used + 1);
+}
+
+static int names_alias(const struct node *pp, const struct node *alias, bool whole)
+{
+	return match_name(pp->list, alias->then->list, whole, 0);
+}
+
+/* An alias's point t with the components of a probe's point after the
+ * alias's name (its suffix) added: my.read.return, where my.read =
+ * kernel.function("vfs_read"), is kernel.function("vfs_read").return. */
+static struct node *with_suffix(const struct node *t, const struct node *suffix)
+{
+	struct node *p = ast_new(N_PROBE_POINT, t->loc);
+	p->optional = t->optional;
+	p->sufficient = t->sufficient;
+	for (const struct node *k = t->list; k; k = k->next)
+		p->list = ast_append(p->list, ast_clone(k));
+	for (const struct node *k = suffix; k; k = k->next)
+		p->list = ast_append(p->list, ast_clone(k));
+	return p;
 }
 
 /* --- bodies --- */
@@ -102,6 +144,7 @@ static struct node *guard(const struct node *cond)
 	not->op = OP_NOT;
 	not->lhs = ast_clone(cond);
 	struct node *n = ast_new(N_IF, cond->loc);
+	n->guard = true; /* type errors name the condition, not the '!' */
 	n->cond = not;
 	n->then = ast_new(N_NEXT, cond->loc);
 	return n;
@@ -198,7 +241,10 @@ static void chain_notes(struct deriver *d)
 
 static int resolve_point(struct deriver *d, struct node *pp, bool optional);
 
-static int through_alias(struct deriver *d, struct node *alias, struct node *pp, bool optional)
+/* Through alias, whose name took `used` components of pp: the rest are a
+ * suffix for each of the alias's points. */
+static int through_alias(struct deriver *d, struct node *alias, struct node *pp, int used,
+			 bool optional)
 {
 	for (size_t i = 0; i < d->chain.n; i++) {
 		if (d->chain.v[i] == alias) {
@@ -209,10 +255,19 @@ static int through_alias(struct deriver *d, struct node *alias, struct node *pp,
 			return 0;
 		}
 	}
+	const struct node *suffix = pp->list;
+	for (int i = 0; i < used; i++)
+		suffix = suffix->next;
 	pv_push(&d->chain, alias);
 	int total = 0;
 	for (struct node *t = alias->list; t; t = t->next) {
-		int n = resolve_point(d, t, optional || t->optional);
+		struct node *point = suffix ? with_suffix(t, suffix) : t;
+		/* The copy has no condition: t's, on the chain, guards the body. */
+		if (point != t && t->cond)
+			pv_push(&d->chain, t);
+		int n = resolve_point(d, point, optional || t->optional);
+		if (point != t && t->cond)
+			d->chain.n--;
 		total += n;
 		if (n > 0 && t->sufficient)
 			break;
@@ -221,19 +276,45 @@ static int through_alias(struct deriver *d, struct node *alias, struct node *pp,
 	return total;
 }
 
+/*
+ * The aliases point pp names: those whose whole name it matches; if none,
+ * those whose name matches the longest start of it, with the rest as a
+ * suffix (SystemTap's "syscall.read.return.maxactive(10)").
+ */
+static int through_aliases(struct deriver *d, struct node *pp, bool optional, bool *matched)
+{
+	int total = 0, longest = 0;
+	for (size_t i = 0; i < d->aliases.n; i++) {
+		struct node *a = d->aliases.v[i];
+		int used = names_alias(pp, a, true);
+		if (used < 0)
+			continue;
+		*matched = true;
+		total += through_alias(d, a, pp, used, optional);
+	}
+	if (*matched)
+		return total;
+	for (size_t i = 0; i < d->aliases.n; i++) {
+		int used = names_alias(pp, d->aliases.v[i], false);
+		if (used > longest)
+			longest = used;
+	}
+	for (size_t i = 0; longest && i < d->aliases.n; i++) {
+		struct node *a = d->aliases.v[i];
+		if (names_alias(pp, a, false) != longest)
+			continue;
+		*matched = true;
+		total += through_alias(d, a, pp, longest, optional);
+	}
+	return total;
+}
+
 static int resolve_point(struct deriver *d, struct node *pp, bool optional)
 {
 	if (pp->cond)
 		pv_push(&d->chain, pp);
-	int total = 0;
 	bool matched = false;
-	for (size_t i = 0; i < d->aliases.n; i++) {
-		struct node *a = d->aliases.v[i];
-		if (!names_alias(pp, a))
-			continue;
-		matched = true;
-		total += through_alias(d, a, pp, optional);
-	}
+	int total = through_aliases(d, pp, optional, &matched);
 	if (!matched) {
 		struct point pt = { .pp = pp,
 				    .optional = optional,

@@ -240,6 +240,8 @@ void sema_print(const struct session *s, FILE *f)
 			fprintf(f, " %s", p->symbol);
 		if (p->kind == PK_TIMER)
 			fprintf(f, " every %lld ns", p->period_ns);
+		if (p->kind == PK_TIMER && p->spread_ns)
+			fprintf(f, " +- %lld ns", p->spread_ns);
 		fprintf(f, ", handler %d */\n", p->handler->index);
 	}
 	for (size_t i = 0; i < prog->handlers.n; i++) {

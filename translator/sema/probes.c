@@ -25,15 +25,18 @@
 /* The probe point shapes Tapline knows, for "did you mean". */
 static const char *const known_shapes[] = {
 	"begin", "end", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
-	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "kernel.function",
+	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "timer.jiffies", "timer.ms.randomize",
+	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return",
 };
 
 /* Every probe point family, as the hint lists them. */
 static const char *const families[] = {
-	"begin[(N)]", "end[(N)]", "never", "timer.ns/us/ms/s(N)", "timer.nsec/usec/msec/sec(N)",
-	"timer.hz(N)", "kernel.function(\"name\")[.call|.return]",
+	"begin[(N)]", "end[(N)]", "never", "timer.ns/us/ms/s(N)[.randomize(M)]",
+	"timer.nsec/usec/msec/sec(N)[.randomize(M)]", "timer.jiffies(N)[.randomize(M)]",
+	"timer.hz(N)",
+	"kernel.function(\"name\")[.call|.return]",
 	"kprobe.function(\"name\")[.return]",
 };
 
@@ -42,7 +45,7 @@ static const char *const later_families[] = { "module", "process", "syscall", "v
 					      "kernel.statement", "perf", "procfs", "netfilter",
 					      "tp_syscall", "scheduler", "ioblock", "signal",
 					      "kprobe.module", "kernel.data", "java", "python2",
-					      "python3", "timer.profile", "timer.jiffies" };
+					      "python3", "timer.profile" };
 
 struct comp {
 	const char *name;
@@ -59,7 +62,7 @@ struct pp_ctx {
 	int made;          /* probes made so far */
 };
 
-/* arg: the period of a timer, the priority of begin/end. */
+/* arg: the period of a timer (its spread is set after), the priority of begin/end. */
 static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol,
 			       long long arg)
 {
@@ -159,46 +162,108 @@ static void begin_end(struct pp_ctx *c, enum probe_kind kind)
 	add_probe(c, kind, NULL, prio);
 }
 
+/* The target kernel's HZ (CONFIG_HZ in its configuration), or 0 with an error. */
+static long long kernel_hz(struct pp_ctx *c, struct loc loc)
+{
+	const char *path = c->s->prog.env.config_path;
+	char *text = path ? read_file(path, NULL) : NULL;
+	long long hz = 0;
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, "CONFIG_HZ=", 10)) {
+			hz = strtoll(p + 10, NULL, 10);
+			break;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	free(text);
+	if (hz <= 0) {
+		diag_error(loc, D_BAD_PROBE_ARG,
+			   "timer.jiffies needs the kernel's HZ, but %s gives no CONFIG_HZ",
+			   path ? path : "no kernel configuration");
+		diag_hint("timer.ms(N) and the other units do not depend on HZ");
+	}
+	return hz;
+}
+
+/*
+ * timer.UNIT(N), and timer.UNIT(N).randomize(M): each period is N plus a
+ * random whole number of UNITs from -M to M (SystemTap's rule: M < N, and
+ * hz cannot be randomized). jiffies are N * (1000000000 / HZ) ns.
+ */
 static void timer(struct pp_ctx *c)
 {
 	static const struct {
 		const char *unit;
 		long long ns;
-	} units[] = { { "ns", 1 },         { "nsec", 1 },       { "us", 1000 },
-		      { "usec", 1000 },    { "ms", 1000000 },   { "msec", 1000000 },
-		      { "s", 1000000000 }, { "sec", 1000000000 }, { "hz", 0 } };
-	if (c->n != 2) {
+	} units[] = { { "ns", 1 },         { "nsec", 1 },         { "us", 1000 },
+		      { "usec", 1000 },    { "ms", 1000000 },     { "msec", 1000000 },
+		      { "s", 1000000000 }, { "sec", 1000000000 }, { "hz", 0 },
+		      { "jiffies", -1 } };
+	bool randomize = c->n == 3 && comp_is(c, 2, "randomize");
+	if (c->n != 2 && !randomize) {
 		unknown_shape(c);
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!comp_is(c, 1, units[i].unit))
 			continue;
-		long long v = 0;
-		if (!want_number(c, 1, true, &v))
+		long long v = 0, r = 0;
+		if (!want_number(c, 1, true, &v) || (randomize && !want_number(c, 2, true, &r)))
 			return;
 		if (v <= 0) {
 			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
 				   "a timer period must be positive, not %lld", v);
 			return;
 		}
+		if (randomize && units[i].ns == 0) {
+			diag_error(c->comps[2].loc, D_BAD_PROBE_ARG,
+				   "a timer.hz probe cannot be randomized");
+			diag_hint("give the period instead: timer.ms(N).randomize(M)");
+			return;
+		}
+		if (randomize && (r < 0 || r >= v)) {
+			if (r < 0)
+				diag_error(c->comps[2].arg->loc, D_BAD_PROBE_ARG,
+					   "randomize(%lld) cannot be negative", r);
+			else
+				diag_error(c->comps[2].arg->loc, D_BAD_PROBE_ARG,
+					   "randomize(%lld) must be less than the period, %lld", r, v);
+			return;
+		}
+		long long unit_ns = units[i].ns;
+		if (unit_ns < 0) {
+			long long hz = kernel_hz(c, c->comps[1].loc);
+			if (hz <= 0)
+				return;
+			unit_ns = 1000000000LL / hz;
+		}
 		long long period;
-		if (units[i].ns == 0) {
+		if (unit_ns == 0) {
 			period = 1000000000LL / v;
-		} else if (v > 3600LL * 1000000000LL / units[i].ns) {
+		} else if (v > 3600LL * 1000000000LL / unit_ns) {
 			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
 				   "timer period is longer than an hour");
 			return;
 		} else {
-			period = v * units[i].ns;
+			period = v * unit_ns;
 		}
+		long long spread = r * unit_ns; /* r < v: no overflow */
 		/* Shorter periods would keep a CPU busy in the handler. */
-		if (period < 100000) {
-			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
-				   "timer period %lld ns is shorter than the 100 us minimum", period);
+		if (period - spread < 100000) {
+			struct loc at = spread ? c->comps[2].arg->loc : c->comps[1].arg->loc;
+			if (spread)
+				diag_error(at, D_BAD_PROBE_ARG,
+					   "the shortest period of this timer, %lld ns, is shorter than "
+					   "the 100 us minimum",
+					   period - spread);
+			else
+				diag_error(at, D_BAD_PROBE_ARG,
+					   "timer period %lld ns is shorter than the 100 us minimum",
+					   period);
 			return;
 		}
-		add_probe(c, PK_TIMER, NULL, period);
+		add_probe(c, PK_TIMER, NULL, period)->spread_ns = spread;
 		return;
 	}
 	unknown_shape(c);

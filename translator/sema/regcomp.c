@@ -402,6 +402,16 @@ static void gen(struct emitter *e, const struct rnode *n)
 	}
 }
 
+void regex_free(struct regex *re)
+{
+	if (!re)
+		return;
+	free(re->prog);
+	free(re->classes);
+	free(re->pattern);
+	free(re);
+}
+
 struct regex *regex_compile(const char *pattern, char **err, size_t *err_off)
 {
 	struct regex *re = xcalloc(1, sizeof *re);
@@ -424,10 +434,7 @@ struct regex *regex_compile(const char *pattern, char **err, size_t *err_off)
 	if (rp.err) {
 		*err = rp.err;
 		*err_off = rp.err_off;
-		free(re->prog);
-		free(re->classes);
-		free(re->pattern);
-		free(re);
+		regex_free(re);
 		return NULL;
 	}
 	return re;

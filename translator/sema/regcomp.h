@@ -25,5 +25,6 @@ struct regex {
 /* The compiled pattern, or NULL with *err (malloced) and the byte offset
  * in the pattern it is about. */
 struct regex *regex_compile(const char *pattern, char **err, size_t *err_off);
+void regex_free(struct regex *re);
 
 #endif

@@ -89,6 +89,7 @@ static struct symbol *new_symbol(enum sym_kind kind, const char *name, struct lo
 	sym->kind = kind;
 	sym->name = name;
 	sym->loc = loc;
+	sym->type_loc = loc;
 	sym->decl = decl;
 	sym->nkeys = -1;
 	return sym;
@@ -247,6 +248,10 @@ static void unknown_function(struct resolver *r, struct node *call)
 	diag_error(call->loc, D_UNKNOWN_FUNCTION, "unknown function '%s'", call->name);
 	struct suggest sg;
 	suggest_init(&sg, call->name);
+	/* A misspelt keyword followed by '(' reads as a call: "forech (k in m)". */
+	static const char *const keywords[] = { "foreach", "while", "for", "if", "delete", "return" };
+	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
+		suggest_offer(&sg, keywords[i]);
 	const struct ptrvec *all = &r->s->prog.all_functions;
 	for (size_t i = 0; i < all->n; i++)
 		if (visible(all->v[i], call->loc.file))
@@ -600,6 +605,21 @@ static void warn_unused(struct session *s)
 	}
 }
 
+bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
+			   const struct symbol *v)
+{
+	struct suggest sg;
+	suggest_init(&sg, v->name);
+	const struct ptrvec *gs = &s->prog.all_globals;
+	for (size_t k = 0; k < gs->n; k++)
+		if (visible(gs->v[k], v->loc.file))
+			suggest_offer(&sg, ((struct symbol *)gs->v[k])->name);
+	for (size_t k = 0; k < vars->n; k++)
+		if (vars->v[k] != v)
+			suggest_offer(&sg, ((struct symbol *)vars->v[k])->name);
+	return suggest_hint(&sg, NULL) > 0;
+}
+
 static void warn_never_assigned(struct session *s, const struct ptrvec *vars)
 {
 	for (size_t i = 0; i < vars->n; i++) {
@@ -608,15 +628,7 @@ static void warn_never_assigned(struct session *s, const struct ptrvec *vars)
 			continue;
 		diag_warning(v->loc, D_NEVER_ASSIGNED,
 			     "local variable '%s' is never assigned; it reads as 0 or \"\"", v->name);
-		struct suggest sg;
-		suggest_init(&sg, v->name);
-		const struct ptrvec *gs = &s->prog.all_globals;
-		for (size_t k = 0; k < gs->n; k++)
-			suggest_offer(&sg, ((struct symbol *)gs->v[k])->name);
-		for (size_t k = 0; k < vars->n; k++)
-			if (vars->v[k] != v)
-				suggest_offer(&sg, ((struct symbol *)vars->v[k])->name);
-		suggest_hint(&sg, NULL);
+		sema_suggest_variable(s, vars, v);
 	}
 }
 
@@ -715,6 +727,8 @@ int resolve_names(struct session *s)
 		if (f->reachable) {
 			f->index = (int)prog->functions.n;
 			pv_push(&prog->functions, f);
+		} else if (in_user_file(s, f->loc)) {
+			pv_push(&prog->unused_functions, f);
 		}
 	}
 	for (size_t i = 0; i < prog->all_globals.n; i++) {

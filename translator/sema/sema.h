@@ -7,7 +7,8 @@
  *   probes_resolve        probe points -> concrete probes, through aliases,
  *                         each with the handler (body) it runs
  *   resolve_names         names -> symbols in every handler and reachable
- *                         function; which globals each handler locks
+ *                         function (and the script's uncalled ones, which
+ *                         are checked too); which globals each handler locks
  *   types_check           types of every expression, arrays and statistics,
  *                         format strings, regular expressions
  *   locks_fold            each handler locks what the functions it calls use
@@ -30,6 +31,11 @@ void locks_fold(struct session *s);
  * name (and, for functions, that many arguments; -1: any). NULL if none. */
 struct symbol *sema_find_global(const struct session *s, const char *name, int file);
 struct symbol *sema_find_function(const struct session *s, const char *name, int nargs, int file);
+
+/* Local v is never assigned: if its name is close to another variable's
+ * (vars: its scope), hint "did you mean ...?" and return true. */
+bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
+			   const struct symbol *v);
 
 /* Print the resolved program (stap -p2). */
 void sema_print(const struct session *s, FILE *f);

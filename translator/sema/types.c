@@ -7,7 +7,13 @@
  * repeatedly, letting each known type flow into unknown ones (assignments,
  * arguments, returns, operators, keys), until nothing changes; one last
  * walk then reports every conflict, at the use that conflicts and with a
- * note where the type was learned. printf formats are checked here against
+ * note where the type was learned. Three stages, so that the conflict is
+ * reported where a reader looks for it: the bodies alone first (so a
+ * parameter gets its type from its uses, and a call that passes the wrong
+ * type is the error), then calls' arguments to untyped parameters, then the
+ * script's functions nothing calls (checked, never generated: a type only
+ * they leave unknown is no error). An expression that was reported is not
+ * reported again by what uses it. printf formats are checked here against
  * their arguments, with the same parser the runtime uses, and regular
  * expressions are compiled.
  *
@@ -27,6 +33,9 @@ struct checker {
 	struct session *s;
 	bool report;          /* the final walk: report errors */
 	bool changed;         /* a type was learned during this walk */
+	bool args_fix_params; /* a call's argument may give an untyped parameter its type */
+	bool with_unused;     /* walk the script's functions nothing calls too */
+	bool unused;          /* in one of them now: nothing of it is generated */
 	struct symbol *func;  /* the function being checked, or NULL */
 	struct handler *h;    /* the probe body being checked, or NULL */
 };
@@ -72,7 +81,7 @@ static void learn(struct checker *c, struct symbol *sym, enum type t, struct loc
 		return;
 	if (sym->type == T_UNKNOWN) {
 		sym->type = t;
-		sym->loc = sym->kind == SYM_LOCAL ? where : sym->loc;
+		sym->type_loc = where;
 		c->changed = true;
 		return;
 	}
@@ -80,7 +89,7 @@ static void learn(struct checker *c, struct symbol *sym, enum type t, struct loc
 		diag_error(where, D_TYPE_MISMATCH, "%s '%s' %s %s, but is used as %s", sym_words(sym),
 			   sym->name, sym->is_array ? "holds" : "is", type_words(sym->type),
 			   type_words(t));
-		diag_note(sym->loc, "'%s' got its type here", sym->name);
+		diag_note(sym->type_loc, "'%s' got its type here", sym->name);
 	}
 }
 
@@ -108,11 +117,20 @@ static void expect(struct checker *c, struct node *n, enum type got, enum type w
 
 static enum type check_expr(struct checker *c, struct node *n, enum type want);
 
+/* Did checking an expression report an error? Then its type is only a
+ * consequence: whoever uses it says nothing more (one mistake, one error). */
+static bool reported_since(const struct checker *c, int before)
+{
+	return c->report && diag_errors() != before;
+}
+
 static enum type check_operand(struct checker *c, struct node *n, enum type want,
 			       const char *context)
 {
+	int before = diag_errors();
 	enum type t = check_expr(c, n, want);
-	expect(c, n, t, want, context);
+	if (!reported_since(c, before))
+		expect(c, n, t, want, context);
 	return t;
 }
 
@@ -564,7 +582,10 @@ static enum type check_call(struct checker *c, struct node *n, enum type want)
 	int i = 0;
 	for (struct node *a = n->list; a; a = a->next, i++) {
 		struct symbol *param = i < f->nparams ? f->vars.v[i] : NULL;
+		int before = diag_errors();
 		enum type t = check_expr(c, a, param ? param->type : T_UNKNOWN);
+		if (reported_since(c, before))
+			continue;
 		if (t == T_VOID || t == T_STATS) {
 			if (c->report)
 				diag_error(a->loc, t == T_VOID ? D_VOID_VALUE : D_TYPE_MISMATCH,
@@ -574,13 +595,16 @@ static enum type check_call(struct checker *c, struct node *n, enum type want)
 		}
 		if (!param)
 			continue;
-		if (param->type == T_UNKNOWN)
-			learn(c, param, t, param->loc);
-		else if (t != T_UNKNOWN && t != param->type && c->report) {
+		if (param->type == T_UNKNOWN) {
+			/* Only once the bodies said what they could: a conflict is
+			 * then reported at the call, not inside the function. */
+			if (c->args_fix_params)
+				learn(c, param, t, a->loc);
+		} else if (t != T_UNKNOWN && t != param->type && c->report) {
 			diag_error(a->loc, D_TYPE_MISMATCH,
 				   "argument %d of %s() is %s, but parameter '%s' is %s", i + 1,
 				   f->name, type_words(t), param->name, type_words(param->type));
-			diag_note(param->loc, "'%s' got its type here", param->name);
+			diag_note(param->type_loc, "'%s' got its type here", param->name);
 		} else if (t == T_UNKNOWN && a->kind == N_VAR && a->sym)
 			learn(c, a->sym, param->type, a->loc);
 	}
@@ -638,15 +662,20 @@ static enum type check_assign(struct checker *c, struct node *n)
 		if (c->report) {
 			diag_error(n->loc, D_TYPE_MISMATCH, "%s '%s' is a statistic: add to it with '<<<'",
 				   sym_words(sym), sym->name);
-			diag_note(sym->loc, "'%s' got its type here", sym->name);
+			diag_note(sym->type_loc, "'%s' got its type here", sym->name);
 		}
 		check_expr(c, n->rhs, T_UNKNOWN);
 		return T_UNKNOWN;
 	}
 	enum type t;
 	switch (n->op) {
-	case OP_ASSIGN:
+	case OP_ASSIGN: {
+		int before = diag_errors();
 		t = check_expr(c, n->rhs, sym->type);
+		if (reported_since(c, before)) {
+			n->lhs->type = sym->type;
+			return sym->type;
+		}
 		if (t == T_VOID || t == T_STATS) {
 			expect(c, n->rhs, t, sym->type == T_UNKNOWN ? T_LONG : sym->type,
 			       "an assignment");
@@ -659,6 +688,7 @@ static enum type check_assign(struct checker *c, struct node *n)
 			learn(c, n->rhs->sym, sym->type, n->rhs->loc);
 		n->lhs->type = sym->type;
 		return sym->type;
+	}
 	case OP_CONCAT:
 		learn(c, sym, T_STRING, n->loc);
 		check_operand(c, n->rhs, T_STRING, "'.='");
@@ -695,6 +725,11 @@ static void compile_regex(struct checker *c, struct node *n)
 	if (!re) {
 		diag_error(string_offset_loc(pat, off), D_BAD_REGEX, "%s", err);
 		free(err);
+		return;
+	}
+	if (c->unused) {
+		/* Checked, but never generated. */
+		regex_free(re);
 		return;
 	}
 	pv_push(&c->s->prog.regexes, re);
@@ -759,7 +794,8 @@ static bool is_guru_ok(struct checker *c, struct node *n)
 	/* Tapset files may use embedded C (they are trusted, as in SystemTap);
 	 * the user's script needs guru mode. */
 	if (c->s->guru || n->loc.file != c->s->prog.user_file) {
-		c->s->prog.uses_embedded_c = true;
+		if (!c->unused)
+			c->s->prog.uses_embedded_c = true;
 		return true;
 	}
 	if (c->report) {
@@ -929,15 +965,22 @@ static void check_stmt_child(struct node *child, void *ctx)
 static void check_foreach_sort(struct checker *c, struct node *n, struct symbol *sym)
 {
 	int sorts = n->sort != 0;
+	int value_sort = n->sort;
 	if (n->then && n->then->sort) {
 		sorts++;
-		n->sort = n->then->sort; /* sorting the value variable sorts by value */
+		value_sort = n->then->sort; /* sorting the value variable sorts by value */
 	}
 	for (struct node *k = n->list; k; k = k->next)
 		sorts += k->sort != 0;
 	if (sorts > 1 && c->report)
 		diag_error(n->loc, D_FOREACH, "a foreach sorts by one key or by the value, not by %d",
 			   sorts);
+	/* Pass 3 reads the value's sort on the foreach; this walk may run
+	 * again, and must count it once. */
+	if (c->report && n->then && n->then->sort) {
+		n->sort = value_sort;
+		n->then->sort = 0;
+	}
 	if (!sym)
 		return;
 	/* Walking statistics merges every CPU's copy: the exclusive lock. */
@@ -952,7 +995,7 @@ static void check_foreach_sort(struct checker *c, struct node *n, struct symbol 
 	if (n->agg != AGG_NONE && sym->type != T_STATS && sym->type != T_UNKNOWN && c->report)
 		diag_error(n->loc, D_FOREACH, "sorting by %s is for arrays of statistics",
 			   ast_agg_name(n->agg));
-	if (sym->type == T_STATS && n->sort) {
+	if (sym->type == T_STATS && value_sort) {
 		if (n->agg == AGG_NONE)
 			n->agg = AGG_COUNT; /* SystemTap's default */
 		note_agg(c, sym, n->agg);
@@ -1042,7 +1085,14 @@ static void check_stmt(struct checker *c, struct node *n)
 		check_expr(c, n->lhs, T_UNKNOWN);
 		return;
 	case N_IF:
-		check_operand(c, n->cond, T_LONG, "a condition");
+		if (n->guard && n->cond->kind == N_UNARY && n->cond->op == OP_NOT) {
+			/* "if (!(COND)) next", made from 'probe POINT if (COND)': the
+			 * script wrote the condition, not the '!'. */
+			check_operand(c, n->cond->lhs, T_LONG, "a probe point's condition");
+			n->cond->type = T_LONG;
+		} else {
+			check_operand(c, n->cond, T_LONG, "a condition");
+		}
 		check_stmt(c, n->then);
 		if (n->els)
 			check_stmt(c, n->els);
@@ -1080,7 +1130,10 @@ static void check_stmt(struct checker *c, struct node *n)
 					   type_words(f->type));
 			return;
 		}
+		int before = diag_errors();
 		enum type t = check_expr(c, n->lhs, f->type == T_VOID ? T_UNKNOWN : f->type);
+		if (reported_since(c, before))
+			return;
 		if (f->type == T_VOID) {
 			if (c->report)
 				diag_error(n->loc, D_TYPE_MISMATCH,
@@ -1088,10 +1141,26 @@ static void check_stmt(struct checker *c, struct node *n)
 					   f->name);
 			return;
 		}
-		if (t == T_VOID || t == T_STATS)
+		if (t == T_VOID || t == T_STATS) {
 			expect(c, n->lhs, t, f->type == T_UNKNOWN ? T_LONG : f->type, "'return'");
-		else
-			learn(c, f, t, n->lhs->loc);
+		} else if (f->type != T_UNKNOWN && t != T_UNKNOWN && t != f->type) {
+			if (!c->report)
+				return;
+			if (f->decl->decl_type != T_UNKNOWN) {
+				diag_error(n->lhs->loc, D_TYPE_MISMATCH,
+					   "%s() is declared to return %s, but this is %s", f->name,
+					   type_words(f->type), type_words(t));
+				diag_note(f->type_loc, "%s() is declared here", f->name);
+			} else {
+				diag_error(n->lhs->loc, D_TYPE_MISMATCH,
+					   "%s() returns %s elsewhere, but %s here", f->name,
+					   type_words(f->type), type_words(t));
+				diag_note(f->type_loc, "%s() returns %s here", f->name,
+					  type_words(f->type));
+			}
+		} else {
+			learn(c, f, t, n->loc);
+		}
 		return;
 	}
 	case N_EMBEDDED:
@@ -1148,6 +1217,14 @@ static void find_value_return(struct node *n, void *found)
 		ast_for_children(n, find_value_return, found);
 }
 
+static void walk_function(struct checker *c, struct symbol *f)
+{
+	c->func = f;
+	if (f->decl->body->kind == N_EMBEDDED)
+		is_guru_ok(c, f->decl->body);
+	check_stmt(c, f->decl->body);
+}
+
 static void walk_program(struct checker *c)
 {
 	struct program *prog = &c->s->prog;
@@ -1157,28 +1234,72 @@ static void walk_program(struct checker *c)
 		check_stmt(c, c->h->body);
 	}
 	c->h = NULL;
-	for (size_t i = 0; i < prog->functions.n; i++) {
-		c->func = prog->functions.v[i];
-		if (c->func->decl->body->kind == N_EMBEDDED)
-			is_guru_ok(c, c->func->decl->body);
-		check_stmt(c, c->func->decl->body);
+	for (size_t i = 0; i < prog->functions.n; i++)
+		walk_function(c, prog->functions.v[i]);
+	if (c->with_unused) {
+		c->unused = true;
+		for (size_t i = 0; i < prog->unused_functions.n; i++)
+			walk_function(c, prog->unused_functions.v[i]);
+		c->unused = false;
 	}
 	c->func = NULL;
 }
 
-static void report_unknown(const struct ptrvec *vars)
+/* Walk until nothing more is learned. */
+static void infer(struct checker *c)
+{
+	for (int round = 0; round < 100; round++) {
+		c->changed = false;
+		walk_program(c);
+		if (!c->changed)
+			break;
+	}
+}
+
+/* A variable's type is unknown: say so, with what would help. */
+static void report_unknown_var(struct session *s, const struct ptrvec *vars, struct symbol *v)
+{
+	diag_error(v->loc, D_TYPE_UNKNOWN, "cannot tell whether '%s' is a number or a string",
+		   v->name);
+	if (v->kind == SYM_PARAM)
+		diag_hint("declare it, e.g. '%s:long' or '%s:string'", v->name, v->name);
+	else if (v->kind == SYM_LOCAL && !v->assigned && sema_suggest_variable(s, vars, v))
+		; /* never assigned, and close to a name that is: a misspelling */
+	else
+		diag_hint("assign '%s' a number or a string somewhere", v->name);
+}
+
+static void report_unknown(struct session *s, const struct ptrvec *vars)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
-		if (v->type != T_UNKNOWN)
-			continue;
-		diag_error(v->loc, D_TYPE_UNKNOWN, "cannot tell whether '%s' is a number or a string",
-			   v->name);
-		if (v->kind == SYM_PARAM)
-			diag_hint("declare it, e.g. '%s:long' or '%s:string'", v->name, v->name);
-		else
-			diag_hint("assign '%s' a number or a string somewhere", v->name);
+		if (v->type == T_UNKNOWN)
+			report_unknown_var(s, vars, v);
 	}
+}
+
+static bool holds(const struct ptrvec *v, const void *p)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+/* Does a probe body, or a function one calls, use global g? */
+static bool used_by_reachable(const struct program *prog, const struct symbol *g)
+{
+	for (size_t i = 0; i < prog->handlers.n; i++) {
+		const struct handler *h = prog->handlers.v[i];
+		if (holds(&h->globals_rd, g) || holds(&h->globals_wr, g))
+			return true;
+	}
+	for (size_t i = 0; i < prog->functions.n; i++) {
+		const struct symbol *f = prog->functions.v[i];
+		if (holds(&f->globals_rd, g) || holds(&f->globals_wr, g))
+			return true;
+	}
+	return false;
 }
 
 static void report_unknown_keys(const struct ptrvec *globals)
@@ -1198,31 +1319,75 @@ static void report_unknown_keys(const struct ptrvec *globals)
 	}
 }
 
-int types_check(struct session *s)
+/* A script function without 'return value' returns nothing; embedded C
+ * decides by its uses (see check_call). */
+static void default_void(struct ptrvec *functions)
 {
-	int before = diag_errors();
-	struct program *prog = &s->prog;
-	/* A script function without 'return value' returns nothing. */
-	for (size_t i = 0; i < prog->functions.n; i++) {
-		struct symbol *f = prog->functions.v[i];
+	for (size_t i = 0; i < functions->n; i++) {
+		struct symbol *f = functions->v[i];
 		bool found = false;
 		find_value_return(f->decl->body, &found);
 		if (f->type == T_UNKNOWN && !found && f->decl->body->kind != N_EMBEDDED)
 			f->type = T_VOID;
 	}
-	struct checker c = { .s = s };
-	for (int round = 0; round < 100; round++) {
-		c.changed = false;
-		walk_program(&c);
-		if (!c.changed)
-			break;
-	}
-	/* Embedded C whose value nobody takes returns nothing. */
-	for (size_t i = 0; i < prog->functions.n; i++) {
-		struct symbol *f = prog->functions.v[i];
+}
+
+/* Embedded C whose value nobody takes returns nothing. */
+static void embedded_default_void(struct ptrvec *functions)
+{
+	for (size_t i = 0; i < functions->n; i++) {
+		struct symbol *f = functions->v[i];
 		if (f->type == T_UNKNOWN && f->decl->body->kind == N_EMBEDDED)
 			f->type = T_VOID;
 	}
+}
+
+/*
+ * The types of what only the script's uncalled functions use: SystemTap
+ * drops those functions before it looks at types, Tapline checks them for
+ * conflicts, but what nothing that runs tells the type of is no error (a
+ * parameter no call passes, a global only they read). It is a number.
+ */
+static void default_unused(struct program *prog)
+{
+	for (size_t i = 0; i < prog->unused_functions.n; i++) {
+		struct symbol *f = prog->unused_functions.v[i];
+		if (f->type == T_UNKNOWN)
+			f->type = T_LONG;
+		for (size_t k = 0; k < f->vars.n; k++) {
+			struct symbol *v = f->vars.v[k];
+			if (v->type == T_UNKNOWN)
+				v->type = T_LONG;
+		}
+	}
+	for (size_t i = 0; i < prog->globals.n; i++) {
+		struct symbol *g = prog->globals.v[i];
+		if (used_by_reachable(prog, g))
+			continue;
+		if (g->type == T_UNKNOWN)
+			g->type = T_LONG;
+		for (int k = 0; k < g->nkeys && k < MAX_KEYS; k++)
+			if (g->key_types[k] == T_UNKNOWN)
+				g->key_types[k] = T_LONG;
+	}
+}
+
+int types_check(struct session *s)
+{
+	int before = diag_errors();
+	struct program *prog = &s->prog;
+	default_void(&prog->functions);
+	default_void(&prog->unused_functions);
+	/* What the code that runs says first: the bodies alone, then what
+	 * calls pass to untyped parameters; then the uncalled functions. */
+	struct checker c = { .s = s };
+	infer(&c);
+	c.args_fix_params = true;
+	infer(&c);
+	c.with_unused = true;
+	infer(&c);
+	embedded_default_void(&prog->functions);
+	embedded_default_void(&prog->unused_functions);
 	c.report = true;
 	walk_program(&c);
 	if (diag_errors() != before)
@@ -1240,13 +1405,14 @@ int types_check(struct session *s)
 				g->type = T_LONG;
 		}
 	}
-	report_unknown(&prog->globals);
+	default_unused(prog);
+	report_unknown(s, &prog->globals);
 	report_unknown_keys(&prog->globals);
 	for (size_t i = 0; i < prog->handlers.n; i++)
-		report_unknown(&((struct handler *)prog->handlers.v[i])->vars);
+		report_unknown(s, &((struct handler *)prog->handlers.v[i])->vars);
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		struct symbol *f = prog->functions.v[i];
-		report_unknown(&f->vars);
+		report_unknown(s, &f->vars);
 		/* A value whose type nothing tells is a number, as in SystemTap. */
 		if (f->type == T_UNKNOWN)
 			f->type = T_LONG;
