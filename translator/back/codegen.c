@@ -567,6 +567,7 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -977,6 +978,7 @@ void cg_stmt(struct cg *g, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
