@@ -391,6 +391,13 @@ static void dump(struct strbuf *b, const struct node *n, bool locs)
 		dump_list(b, n->list, locs);
 		sb_printf(b, " pretty%d)", n->pretty);
 		return;
+	case N_AUTOCAST:
+		sb_puts(b, "(autocast");
+		dump_loc(b, n, locs);
+		dump_opt(b, n->lhs, locs);
+		dump_list(b, n->list, locs);
+		sb_printf(b, " pretty%d)", n->pretty);
+		return;
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -862,6 +869,21 @@ static void test_statements(void)
 	check_tree("probe a.next.global.function { }",
 		   "(probe (point a next global function) { })\n",
 		   "keywords as probe point components");
+	check_tree("probe a.{b, c}.{d, e?} if (x) { }",
+		   "(probe (point a b d x) (point a b e ? x) (point a c d x) (point a c e ? x) { })\n",
+		   "brace groups: every combination, with the suffix's flags and condition");
+	check_tree("probe {a, b.c}? { }",
+		   "(probe (point a ?) (point b c ?) { })\n",
+		   "a brace group first, '?' on each of its points");
+	check_tree("probe begin { x++\n--y }",
+		   "(probe (point begin) { (expr (post++ x)) (expr (pre-- y)) })\n",
+		   "one postfix '++' per operand: '--' starts the next statement");
+	check_tree("probe begin { x = f()->a->next[1]$ }",
+		   "(probe (point begin) { (expr (= x (autocast (call f) ->a ->next 1 pretty1))) })\n",
+		   "'->' on a call (autocast), a keyword as a member name");
+	check_tree("probe begin { x = $p->$$ }",
+		   "(probe (point begin) { (expr (= x $p pretty2)) })\n",
+		   "'->$$' is '$$' after the last member");
 	check_tree("; probe begin { } ; ; function f() { } ;",
 		   "(probe (point begin) { })\n(function f:unknown ( ) { })\n",
 		   "';' between declarations is ignored");
@@ -1084,7 +1106,7 @@ static void test_errors(void)
 	check_errors("'if' without parentheses", "probe begin { if x { } }", 1,
 		     WANT("1:18: error: expected '('"));
 	check_errors("a missing ')' in a call", "probe begin {\n  f(1\n}", 1,
-		     WANT("3:1: error: expected ')'"));
+		     WANT("3:1: error: expected ',' or ')' before '}'"));
 	check_errors("an unclosed '(' in an expression", "probe begin { x = (1 + 2 }", 1,
 		     WANT("1:26: error: expected ')'"));
 	check_errors("a missing '}' before the next probe", "probe begin { x = 1\nprobe end { }", 1,

@@ -623,6 +623,7 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -1033,6 +1034,7 @@ void cg_stmt(struct cg *g, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:

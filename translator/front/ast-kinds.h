@@ -57,6 +57,7 @@ NODE(N_CAST, "@cast")                  /* lhs: address; str: type name; rhs: N_S
                                           list: N_MEMBERs; pretty; addr_of */
 NODE(N_ATVAR, "@var")                  /* str: "name@file"; rhs: N_STR module or NULL; list:
                                           N_MEMBERs; pretty; addr_of */
+NODE(N_AUTOCAST, "autocast")           /* lhs: any value; list: N_MEMBERs (at least one); pretty */
 NODE(N_ENTRY, "@entry")                /* lhs */
 NODE(N_DEFINED, "@defined")            /* lhs */
 NODE(N_PROBEWRITE, "@probewrite")      /* lhs: N_VAR */

@@ -35,6 +35,13 @@ const char *ast_kind_name(enum node_kind kind)
 	return kind < N_NKINDS ? kind_names[kind] : "?";
 }
 
+const char *ast_kind_article(enum node_kind kind)
+{
+	/* As the name is said: "an increment", "an @cast", "a unary operator". */
+	const char *name = ast_kind_name(kind);
+	return strchr("aeiou@", name[0]) && strncmp(name, "unary", 5) != 0 ? "an" : "a";
+}
+
 const char *ast_op_name(enum op op)
 {
 	return op_names[op];
@@ -177,6 +184,7 @@ void ast_for_children(struct node *n, void (*fn)(struct node *, void *), void *c
 	case N_STAT:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 		visit(n->lhs, fn, ctx);
 		visit(n->rhs, fn, ctx);
 		visit_list(n->list, fn, ctx);
@@ -439,6 +447,18 @@ static void print_expr(struct strbuf *b, const struct node *n)
 		print_members(b, n->list);
 		print_pretty(b, n);
 		break;
+	case N_AUTOCAST:
+		/* "(a)[1]" is not the array element "a[1]". */
+		if (n->lhs->kind == N_VAR && !n->list->name) {
+			sb_putc(b, '(');
+			print_expr(b, n->lhs);
+			sb_putc(b, ')');
+		} else {
+			print_operand(b, n->lhs, PREC_UNARY);
+		}
+		print_members(b, n->list);
+		print_pretty(b, n);
+		break;
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -685,6 +705,7 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -828,6 +849,7 @@ void ast_print_decl(FILE *f, const struct node *d)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:

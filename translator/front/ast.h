@@ -120,6 +120,8 @@ struct symbol {
 
 struct node *ast_new(enum node_kind kind, struct loc loc);
 const char *ast_kind_name(enum node_kind kind);
+/* "a" or "an", to go before the kind's name in a message. */
+const char *ast_kind_article(enum node_kind kind);
 const char *ast_op_name(enum op op);
 const char *ast_agg_name(enum agg agg);
 const char *ast_type_name(enum type t);

@@ -30,6 +30,8 @@ struct lex_state {
 	struct loc comment_start, str_start, region_start;
 	struct strbuf str;
 	bool quiet_to_eof;     /* an unclosed comment or string was reported */
+	struct loc bad_token;  /* the last token already reported (a malformed number) */
+	char swallowed[4];     /* closers ('}', ')', ']') an unclosed string took */
 };
 
 struct pp;
@@ -52,6 +54,7 @@ void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char
 }
 
 %code {
+#include <limits.h>
 #include <string.h>
 
 #include "front/diag.h"
@@ -59,7 +62,7 @@ void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char
 
 int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps);
 static void stp_error(struct loc *loc, struct parse_state *ps, const char *msg);
-static void lex_start_recovery(struct parse_state *ps);
+static void lex_start_recovery(struct parse_state *ps, bool at_open_brace);
 static void lex_end_recovery(struct parse_state *ps);
 static bool lex_quiet_at(const struct parse_state *ps, struct loc loc);
 
@@ -129,24 +132,87 @@ static struct node *glue(struct node *a, char *s, size_t len)
 	return a;
 }
 
-static enum type type_named(const char *name, struct loc loc)
+/*
+ * A probe point component's name from pieces ("sys", "*") written together.
+ * Pieces apart are two things ("probe begin end" misses a ','), as in
+ * SystemTap. NAME started at LOC (all on one line: it has no spaces); a
+ * piece of the same macro expansion or script argument has its location.
+ */
+static bool join(struct parse_state *ps, char **name, struct loc loc, const char *piece,
+		 struct loc at, const char *what)
 {
-	if (!strcmp(name, "long"))
-		return T_LONG;
-	if (!strcmp(name, "string"))
-		return T_STRING;
-	diag_error(loc, D_SYNTAX, "unknown type '%s'", name);
-	diag_hint("the types are 'long' and 'string'");
-	return T_UNKNOWN;
+	bool adjacent = at.file == loc.file && at.line == loc.line &&
+			(at.col == loc.col + (int)strlen(*name) || at.col == loc.col);
+	if (!adjacent) {
+		diag_error(at, D_SYNTAX, "expected ',' or '{' before %s", what);
+		lex_start_recovery(ps, false);
+		return false;
+	}
+	char *s = xasprintf("%s%s", *name, piece);
+	free(*name);
+	*name = s;
+	return true;
 }
 
-/* A probe point component's name from pieces ("sys", "*") written together. */
-static char *join(char *a, char *b)
+static struct node *clone_list(const struct node *list)
 {
-	char *s = xasprintf("%s%s", a, b);
-	free(a);
-	free(b);
-	return s;
+	struct node *head = NULL;
+	for (const struct node *c = list; c; c = c->next)
+		head = ast_append(head, ast_clone(c));
+	return head;
+}
+
+/*
+ * Brace groups ("kernel.function("f").{call, return}") stand for several
+ * probe points: each one of PREFIXES followed by each one of SUFFIXES. A
+ * '?', '!' or condition may only end a whole probe point.
+ */
+static struct node *pp_product(struct node *prefixes, struct node *suffixes)
+{
+	struct node *out = NULL;
+	for (struct node *p = prefixes; p; p = p->next) {
+		struct node *last = p->list->tail ? p->list->tail : p->list;
+		if (p->optional || p->sufficient || p->cond)
+			diag_error(last->loc, D_SYNTAX,
+				   "'?', '!' and 'if' go after the last component of a probe point");
+		for (struct node *s = suffixes; s; s = s->next) {
+			struct node *pp = mk(N_PROBE_POINT, p->loc);
+			pp->list = ast_append(clone_list(p->list), clone_list(s->list));
+			pp->optional = s->optional;
+			pp->sufficient = s->sufficient;
+			pp->cond = ast_clone(s->cond);
+			out = ast_append(out, pp);
+		}
+	}
+	return out;
+}
+
+/* FLAGS ('?' 1, '!' 2) and COND end each of the probe points POINTS. */
+static struct node *pp_finish(struct node *points, int flags, struct node *cond)
+{
+	for (struct node *p = points; p; p = p->next) {
+		if ((flags && (p->optional || p->sufficient)) || (cond && p->cond))
+			diag_error(p->loc, D_SYNTAX, "'%s' is given twice for one probe point",
+				   cond && p->cond ? "if" : p->optional ? "?" : "!");
+		p->optional |= (flags & 1) != 0;
+		p->sufficient |= (flags & 2) != 0;
+		if (cond)
+			p->cond = p == points ? cond : ast_clone(cond);
+	}
+	return points;
+}
+
+/* An alias is named by one plain probe point. */
+static struct node *alias_name(struct node *points)
+{
+	if (points->next)
+		diag_error(points->loc, D_SYNTAX, "an alias has one name, not a group in braces");
+	else if (points->optional || points->sufficient)
+		diag_error(points->loc, D_SYNTAX, "an alias name cannot be optional ('?') or "
+						  "sufficient ('!')");
+	else if (points->cond)
+		diag_error(points->loc, D_SYNTAX, "an alias name cannot have a condition");
+	return points;
 }
 
 static struct node *mk_foreach_key(struct loc loc, char *name, int sort)
@@ -169,6 +235,7 @@ static struct node *with_members(struct node *n, struct node *members, int prett
 %union {
 	struct node *node;
 	char *id;
+	const char *kw;        /* a keyword's spelling */
 	long long num;
 	struct { char *s; size_t len; } str;
 	struct { char *name; int pretty; } target;
@@ -178,10 +245,11 @@ static struct node *with_members(struct node *n, struct node *members, int prett
 	int flags;
 }
 
-%token PROBE "'probe'" GLOBAL "'global'" FUNCTION "'function'" PRIVATE "'private'"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" FOR "'for'" FOREACH "'foreach'" IN "'in'"
-%token BREAK "'break'" CONTINUE "'continue'" NEXT "'next'" RETURN "'return'"
-%token DELETE "'delete'" TRY "'try'" CATCH "'catch'"
+%token <kw> PROBE "'probe'" GLOBAL "'global'" FUNCTION "'function'" PRIVATE "'private'"
+%token <kw> IF "'if'" ELSE "'else'" WHILE "'while'" FOR "'for'" FOREACH "'foreach'" IN "'in'"
+%token <kw> BREAK "'break'" CONTINUE "'continue'" NEXT "'next'" RETURN "'return'"
+%token <kw> DELETE "'delete'" TRY "'try'" CATCH "'catch'" LIMIT "'limit'"
+%token <kw> KW_STRING "'string'" KW_LONG "'long'"
 %token <id> IDENT "identifier"
 %token <target> TARGET_VAR "target variable"
 %token <num> NUMBER "number"
@@ -203,20 +271,21 @@ static struct node *with_members(struct node *n, struct node *members, int prett
 %token ARG_COUNT "'$#'" ARG_COUNT_STR "'@#'"
 
 %type <node> decl alias probe_points probe_point pp_comps pp_comp pp_arg literal
-%type <node> globals global params param_list param fbody block stmts stmt
+%type <node> globals global global_shape params param_list param fbody block stmts stmt
 %type <node> opt_expr expr primary args arg_list keys key string_lit
 %type <node> foreach_keys foreach_key_list foreach_key foreach_source opt_limit
-%type <node> members target opt_module stat_operand opt_hist_args
-%type <id> pp_name pp_piece
+%type <node> members member target postfix opt_module stat_operand opt_hist_args
+%type <id> pp_name
+%type <kw> keyword keyword_not_if
 %type <type> opt_type
-%type <num> opt_sort
+%type <num> opt_sort sort array_size
 %type <flags> pp_flags opt_pretty
-%type <agg> opt_agg
 
 /* Lowest first. LOWEST marks rules that give way to a continuing token. */
 %precedence LOWEST
 %precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED EMBEDDED_C STAT_OP HIST_OP
 %precedence AT_ENTRY AT_DEFINED AT_CONST AT_CAST AT_VAR AT_PROBEWRITE '(' '[' '!' '~' ';'
+%precedence ARROW
 %precedence THEN
 %precedence ELSE
 %right '=' OP_ASSIGN_TOK AGG
@@ -254,17 +323,17 @@ file
 
 /* decl -> PROBE probe_point { ',' probe_point } block
  *       | alias
- *       | [PRIVATE] FUNCTION name [':' type] '(' params ')' (block | embedded-C) */
+ *       | [PRIVATE] FUNCTION name [':' type] params (block | embedded-C) */
 decl
 	: PROBE probe_points block
 		{ $$ = mk(N_PROBE, @1); $$->list = $2; $$->body = $3; }
 	| alias
-	| FUNCTION IDENT opt_type '(' params ')' fbody
+	| FUNCTION IDENT opt_type params fbody
 		{ $$ = mk(N_FUNCTION, @2); $$->name = $2; $$->decl_type = $3;
-		  $$->list = $5; $$->body = $7; }
-	| PRIVATE FUNCTION IDENT opt_type '(' params ')' fbody
+		  $$->list = $4; $$->body = $5; }
+	| PRIVATE FUNCTION IDENT opt_type params fbody
 		{ $$ = mk(N_FUNCTION, @3); $$->name = $3; $$->decl_type = $4;
-		  $$->list = $6; $$->body = $8; $$->is_private = true; }
+		  $$->list = $5; $$->body = $6; $$->is_private = true; }
 	| PROBE error block	{ $$ = NULL; lex_end_recovery(ps); }
 	| FUNCTION error block	{ $$ = NULL; lex_end_recovery(ps); }
 	;
@@ -273,11 +342,12 @@ decl
  *        | PROBE name '+=' probe_points block */
 alias
 	: PROBE probe_point '=' probe_points block
-		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->body = $5; }
+		{ $$ = mk(N_ALIAS, @1); $$->then = alias_name($2); $$->list = $4; $$->body = $5; }
 	| PROBE probe_point '=' probe_points block ',' block
-		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->body = $5; $$->els = $7; }
+		{ $$ = mk(N_ALIAS, @1); $$->then = alias_name($2); $$->list = $4; $$->body = $5;
+		  $$->els = $7; }
 	| PROBE probe_point OP_ASSIGN_TOK probe_points block
-		{ $$ = mk(N_ALIAS, @1); $$->then = $2; $$->list = $4; $$->els = $5;
+		{ $$ = mk(N_ALIAS, @1); $$->then = alias_name($2); $$->list = $4; $$->els = $5;
 		  if ($3 != OP_ADD) {
 			diag_error(@3, D_SYNTAX, "an alias is defined with '=' or '+=', not '%s='",
 				   ast_op_name($3));
@@ -299,28 +369,51 @@ globals
 
 /* global -> name [ '%' ] [ '[' [size] ']' ] [ '=' literal ] */
 global
-	: IDENT			{ $$ = mk(N_GLOBAL, @1); $$->name = $1; }
-	| IDENT '=' literal	{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->lhs = $3; }
-	| IDENT '[' ']'		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; }
-	| IDENT '[' NUMBER ']'
-		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->num = $3;
-		  if ($3 <= 0) diag_error(@3, D_BAD_NUMBER, "an array size must be positive"); }
-	| IDENT '%'		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true; }
-	| IDENT '%' '[' ']'	{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true; }
-	| IDENT '%' '[' NUMBER ']'
-		{ $$ = mk(N_GLOBAL, @1); $$->name = $1; $$->is_array = true; $$->wrap = true;
-		  $$->num = $4;
-		  if ($4 <= 0) diag_error(@4, D_BAD_NUMBER, "an array size must be positive"); }
+	: IDENT global_shape	{ $$ = $2; $$->loc = @1; $$->name = $1; }
+	| IDENT global_shape '=' literal
+		{ $$ = $2; $$->loc = @1; $$->name = $1;
+		  if ($$->is_array)
+			diag_error(@3, D_SYNTAX,
+				   "only scalar globals can be initialized, not the array '%s'", $1);
+		  else
+			$$->lhs = $4; }
+	;
+
+global_shape
+	: %empty		{ $$ = mk(N_GLOBAL, @$); }
+	| array_size		{ $$ = mk(N_GLOBAL, @1); $$->is_array = true; $$->num = $1; }
+	| '%'			{ $$ = mk(N_GLOBAL, @1); $$->is_array = true; $$->wrap = true; }
+	| '%' array_size
+		{ $$ = mk(N_GLOBAL, @1); $$->is_array = true; $$->wrap = true; $$->num = $2; }
+	;
+
+/* The runtime counts an array's entries in an int. */
+array_size
+	: '[' ']'		{ $$ = 0; }
+	| '[' NUMBER ']'
+		{ $$ = $2;
+		  if ($2 <= 0)
+			diag_error(@2, D_BAD_NUMBER, "an array size must be positive");
+		  else if ($2 > INT_MAX)
+			diag_error(@2, D_BAD_NUMBER, "array size %lld is out of range: at most %d",
+				   $2, INT_MAX); }
 	;
 
 opt_type
 	: %empty		{ $$ = T_UNKNOWN; }
-	| ':' IDENT		{ $$ = type_named($2, @2); free($2); }
+	| ':' KW_LONG		{ $$ = T_LONG; }
+	| ':' KW_STRING		{ $$ = T_STRING; }
+	| ':' IDENT
+		{ $$ = T_UNKNOWN; diag_error(@2, D_SYNTAX, "unknown type '%s'", $2);
+		  diag_hint("the types are 'long' and 'string'"); free($2); }
 	;
 
+/* The parentheses belong here: an error after a parameter then expects
+ * ',' or ')' (with "'(' [list] ')'" in the caller, the empty list's
+ * default reduction would leave only ')'). */
 params
-	: %empty		{ $$ = NULL; }
-	| param_list
+	: '(' ')'		{ $$ = NULL; }
+	| '(' param_list ')'	{ $$ = $2; }
 	;
 
 param_list
@@ -337,14 +430,11 @@ probe_points
 	| probe_points ',' probe_point	{ $$ = ast_append($1, $3); }
 	;
 
-/* probe_point -> component { '.' component } { '?' | '!' } [ IF '(' expr ')' ] */
+/* probe_point -> component { '.' component } { '?' | '!' } [ IF '(' expr ')' ]
+ * Its value is a list: a brace group makes it stand for several. */
 probe_point
-	: pp_comps pp_flags
-		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1;
-		  $$->optional = $2 & 1; $$->sufficient = ($2 & 2) != 0; }
-	| pp_comps pp_flags IF '(' expr ')'
-		{ $$ = mk(N_PROBE_POINT, @1); $$->list = $1;
-		  $$->optional = $2 & 1; $$->sufficient = ($2 & 2) != 0; $$->cond = $5; }
+	: pp_comps pp_flags		{ $$ = pp_finish($1, $2, NULL); }
+	| pp_comps pp_flags IF '(' expr ')'	{ $$ = pp_finish($1, $2, $5); }
 	;
 
 pp_flags
@@ -353,38 +443,61 @@ pp_flags
 	| pp_flags '!'		{ $$ = $1 | 2; }
 	;
 
+/* Each a list of (unfinished) probe points, as pp_comp. */
 pp_comps
 	: pp_comp
-	| pp_comps '.' pp_comp	{ $$ = ast_append($1, $3); }
+	| pp_comps '.' pp_comp	{ $$ = pp_product($1, $3); }
 	;
 
-/* component -> name [ '(' literal ')' ] */
+/* component -> name [ '(' literal ')' ] | '{' probe_points '}' */
 pp_comp
-	: pp_name		{ $$ = mk(N_PP_COMP, @1); $$->name = $1; }
+	: pp_name
+		{ $$ = mk(N_PROBE_POINT, @1); $$->list = mk(N_PP_COMP, @1); $$->list->name = $1; }
 	| pp_name '(' pp_arg ')'
-		{ $$ = mk(N_PP_COMP, @1); $$->name = $1; $$->lhs = $3; }
+		{ $$ = mk(N_PROBE_POINT, @1); $$->list = mk(N_PP_COMP, @1); $$->list->name = $1;
+		  $$->list->lhs = $3; }
+	| '{' probe_points '}'	{ $$ = $2; }
 	;
 
 pp_arg
 	: literal
 	;
 
-/* A name may be written in pieces with wildcards: sys_*, *_read, * */
+/* A name may be written in pieces with wildcards: sys_*, *_read, *. Keywords
+ * are fine (kernel.function("f").return), but 'if' only first: after a
+ * name it starts the condition. */
 pp_name
-	: pp_piece
-	| pp_name pp_piece	{ $$ = join($1, $2); }
+	: IDENT
+	| keyword		{ $$ = xstrdup($1); }
+	| '*'			{ $$ = xstrdup("*"); }
+	| pp_name IDENT
+		{ bool ok = join(ps, &$1, @1, $2, @2, "identifier");
+		  free($2);
+		  $$ = $1;
+		  if (!ok)
+			YYERROR; }
+	| pp_name keyword_not_if
+		{ char *what = xasprintf("'%s'", $2);
+		  bool ok = join(ps, &$1, @1, $2, @2, what);
+		  free(what);
+		  $$ = $1;
+		  if (!ok)
+			YYERROR; }
+	| pp_name '*'
+		{ bool ok = join(ps, &$1, @1, "*", @2, "'*'");
+		  $$ = $1;
+		  if (!ok)
+			YYERROR; }
 	;
 
-/* Keywords are fine as probe point names: kernel.function("f").return */
-pp_piece
-	: IDENT
-	| FUNCTION		{ $$ = xstrdup("function"); }
-	| RETURN		{ $$ = xstrdup("return"); }
-	| NEXT			{ $$ = xstrdup("next"); }
-	| GLOBAL		{ $$ = xstrdup("global"); }
-	| DELETE		{ $$ = xstrdup("delete"); }
-	| IN			{ $$ = xstrdup("in"); }
-	| '*'			{ $$ = xstrdup("*"); }
+keyword
+	: IF
+	| keyword_not_if
+	;
+
+keyword_not_if
+	: PROBE | GLOBAL | FUNCTION | PRIVATE | ELSE | WHILE | FOR | FOREACH | IN | BREAK
+	| CONTINUE | NEXT | RETURN | DELETE | TRY | CATCH | LIMIT | KW_STRING | KW_LONG
 	;
 
 literal
@@ -477,33 +590,34 @@ foreach_key
 
 opt_sort
 	: %empty		{ $$ = 0; }
-	| '+'			{ $$ = 1; }
+	| sort
+	;
+
+sort
+	: '+'			{ $$ = 1; }
 	| '-'			{ $$ = -1; }
 	;
 
-/* source -> array ['[' keys ']'] [statistic] [sort] | histogram */
+/* source -> array ['[' keys ']'] [statistic sort | sort] | histogram */
 foreach_source
-	: IDENT opt_agg opt_sort
+	: IDENT opt_sort
+		{ $$ = mk(N_VAR, @1); $$->name = $1; $$->sort = (int)$2; }
+	| IDENT STAT_OP sort
 		{ $$ = mk(N_VAR, @1); $$->name = $1; $$->agg = $2; $$->sort = (int)$3; }
-	| IDENT '[' keys ']' opt_agg opt_sort
+	| IDENT '[' keys ']' opt_sort
+		{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; $$->sort = (int)$5; }
+	| IDENT '[' keys ']' STAT_OP sort
 		{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; $$->agg = $5; $$->sort = (int)$6; }
 	| HIST_OP '(' stat_operand opt_hist_args ')'
 		{ $$ = mk(N_HIST, @1); $$->agg = $1; $$->lhs = $3; $$->list = $4; }
 	;
 
-opt_agg
-	: %empty		{ $$ = AGG_NONE; }
-	| STAT_OP		{ $$ = $1; }
-	;
-
-/* limit -> 'limit' expr ('limit' is not a keyword) */
+/* limit -> 'limit' expr */
 opt_limit
 	: %empty		{ $$ = NULL; }
-	| IDENT expr
-		{ $$ = $2;
-		  if (strcmp($1, "limit"))
-			diag_error(@1, D_SYNTAX, "expected 'limit' or ')' before '%s'", $1);
-		  free($1); }
+	| LIMIT expr		{ $$ = $2; }
+	| IDENT expr	/* a misspelled 'limit' is named */
+		{ $$ = $2; diag_error(@1, D_SYNTAX, "expected 'limit' or ')' before '%s'", $1); free($1); }
 	;
 
 opt_expr
@@ -549,9 +663,15 @@ expr
 	| INC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_INC, @1, $2); }
 	| DEC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_DEC, @1, $2); }
 	| '&' target %prec UNARY	{ $$ = $2; $$->addr_of = true; $$->loc = @1; }
-	| expr INC		{ $$ = mk_unary(N_INCDEC, OP_INC, @2, $1); $$->postfix = true; }
-	| expr DEC		{ $$ = mk_unary(N_INCDEC, OP_DEC, @2, $1); $$->postfix = true; }
-	| primary
+	| postfix
+	;
+
+/* One '++' or '--' after an operand, as in SystemTap: "x++ --y" is two
+ * statements, not "(x++)--" and "y". */
+postfix
+	: primary %prec LOWEST
+	| primary INC		{ $$ = mk_unary(N_INCDEC, OP_INC, @2, $1); $$->postfix = true; }
+	| primary DEC		{ $$ = mk_unary(N_INCDEC, OP_DEC, @2, $1); $$->postfix = true; }
 	;
 
 /* primary -> number | string | name | name '(' args ')' | name '[' keys ']'
@@ -561,7 +681,7 @@ primary
 	: NUMBER		{ $$ = mk(N_NUM, @1); $$->num = $1; }
 	| string_lit %prec LOWEST
 	| IDENT %prec LOWEST	{ $$ = mk(N_VAR, @1); $$->name = $1; }
-	| IDENT '(' args ')'	{ $$ = mk(N_CALL, @1); $$->name = $1; $$->list = $3; }
+	| IDENT args		{ $$ = mk(N_CALL, @1); $$->name = $1; $$->list = $2; }
 	| IDENT '[' keys ']'	{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; }
 	| '[' keys ']' IN IDENT	{ $$ = mk(N_IN, @4); $$->name = $5; $$->list = $2; }
 	| target %prec LOWEST
@@ -582,6 +702,11 @@ primary
 	| EMBEDDED_C		{ $$ = mk(N_EMBEDDED, @1); $$->str = $1.s; $$->str_len = $1.len; }
 	| '(' expr ')'		{ $$ = $2; }
 	| UNSUPPORTED		{ $$ = mk(N_NUM, @1); }
+	/* Members of any other value: its type is known from where it came
+	 * (autocast, SystemTap 2.6). */
+	| primary member members opt_pretty
+		{ $$ = mk(N_AUTOCAST, @2); $$->lhs = $1; with_members($$, ast_append($2, $3), $4);
+		  deep_check($$, $1, NULL); }
 	;
 
 /* target -> '$'name members ['$' | '$$'] | '@cast' (...) members [...] | '@var' (...) members [...] */
@@ -600,16 +725,23 @@ target
 
 members
 	: %empty %prec LOWEST	{ $$ = NULL; }
-	| members ARROW IDENT
-		{ struct node *m = mk(N_MEMBER, @3); m->name = $3; $$ = ast_append($1, m); }
-	| members '[' expr ']'
-		{ struct node *m = mk(N_MEMBER, @2); m->lhs = $3; $$ = ast_append($1, m); }
+	| members member	{ $$ = ast_append($1, $2); }
 	;
 
+/* A member's name may be spelled like a keyword: list_head's 'next'. */
+member
+	: ARROW IDENT		{ $$ = mk(N_MEMBER, @2); $$->name = $2; }
+	| ARROW keyword		{ $$ = mk(N_MEMBER, @2); $$->name = xstrdup($2); }
+	| '[' expr ']'		{ $$ = mk(N_MEMBER, @1); $$->lhs = $2; }
+	;
+
+/* '$var->$' is '$var$', as in SystemTap. */
 opt_pretty
 	: %empty %prec LOWEST	{ $$ = 0; }
 	| PRETTY1		{ $$ = 1; }
 	| PRETTY2		{ $$ = 2; }
+	| ARROW PRETTY1		{ $$ = 1; }
+	| ARROW PRETTY2		{ $$ = 2; }
 	;
 
 opt_module
@@ -638,9 +770,10 @@ key
 	| '*'			{ $$ = mk(N_STAR, @1); }
 	;
 
+/* In parentheses, as params. */
 args
-	: %empty		{ $$ = NULL; }
-	| arg_list
+	: '(' ')'		{ $$ = NULL; }
+	| '(' arg_list ')'	{ $$ = $2; }
 	;
 
 arg_list
@@ -667,57 +800,137 @@ static bool has_char_token(const yysymbol_kind_t *toks, int n, const char *spell
 	return false;
 }
 
+static bool is_keyword(yysymbol_kind_t t)
+{
+	switch (t) {
+	case YYSYMBOL_PROBE: case YYSYMBOL_GLOBAL: case YYSYMBOL_FUNCTION: case YYSYMBOL_PRIVATE:
+	case YYSYMBOL_IF: case YYSYMBOL_ELSE: case YYSYMBOL_WHILE: case YYSYMBOL_FOR:
+	case YYSYMBOL_FOREACH: case YYSYMBOL_IN: case YYSYMBOL_BREAK: case YYSYMBOL_CONTINUE:
+	case YYSYMBOL_NEXT: case YYSYMBOL_RETURN: case YYSYMBOL_DELETE: case YYSYMBOL_TRY:
+	case YYSYMBOL_CATCH: case YYSYMBOL_LIMIT: case YYSYMBOL_KW_STRING: case YYSYMBOL_KW_LONG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool same_loc(struct loc a, struct loc b)
+{
+	return a.file == b.file && a.line == b.line && a.col == b.col;
+}
+
+/* What a keyword where a name was expected is for. */
+static void keyword_hint(yysymbol_kind_t got)
+{
+	const char *kw = yysymbol_name(got);
+	if (got == YYSYMBOL_LIMIT)
+		diag_hint("'limit' is a keyword: it is written once, inside foreach's parentheses "
+			  "(foreach (k in m limit 5)), and cannot name anything");
+	else if (got == YYSYMBOL_KW_STRING || got == YYSYMBOL_KW_LONG)
+		diag_hint("%s is a keyword, a type (function f:%.*s()), and cannot name anything", kw,
+			  (int)strlen(kw) - 2, kw + 1);
+	else
+		diag_hint("%s is a keyword and cannot name anything", kw);
+}
+
 /*
  * "expected ')' before '}'": what the grammar could take, and what it got.
- * When many tokens could follow, name the useful ones: a closing bracket
- * that is missing, "an expression" when an operand is missing, and the
- * '}' of a block that runs into the next declaration.
+ * When many tokens could follow, name the useful ones: "a statement" or
+ * "an expression" when one is missing, a separator or closing bracket
+ * that is missing, and the '}' of a block that runs into the next
+ * declaration. What the lexer reported already (the end of a file after an
+ * unclosed comment, a malformed number, a closer an unclosed string took)
+ * is not reported again.
  */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_state *ps)
 {
-	lex_start_recovery(ps);
-	if (lex_quiet_at(ps, *yypcontext_location(ctx)))
+	yysymbol_kind_t got = yypcontext_token(ctx);
+	struct loc at = *yypcontext_location(ctx);
+	lex_start_recovery(ps, !strcmp(yysymbol_name(got), "'{'"));
+	struct lex_state *ls = pp_lex_state(ps->pp);
+	if (lex_quiet_at(ps, at) || (got == YYSYMBOL_YYEOF && ls->quiet_to_eof) ||
+	    same_loc(at, ls->bad_token))
 		return 0;
 	yysymbol_kind_t toks[YYNTOKENS];
 	int n = yypcontext_expected_tokens(ctx, toks, YYNTOKENS);
-	yysymbol_kind_t got = yypcontext_token(ctx);
+	for (const char *c = ls->swallowed; *c; c++) {
+		char spelling[] = { '\'', *c, '\'', 0 };
+		if (has_char_token(toks, n, spelling)) {
+			ls->swallowed[0] = 0;
+			return 0;
+		}
+	}
 	bool operand = has_token(toks, n, YYSYMBOL_NUMBER);
+	/* Keywords may also be probe point names and members: only statements
+	 * start with both a keyword and a number. */
+	bool statement = operand && has_token(toks, n, YYSYMBOL_WHILE);
+	bool pp_name = !operand && has_token(toks, n, YYSYMBOL_PROBE) &&
+		       has_char_token(toks, n, "'*'");
+	bool member = !operand && has_token(toks, n, YYSYMBOL_PRETTY1);
+	bool after_expr = has_char_token(toks, n, "'/'");
 	bool close_block = has_char_token(toks, n, "'}'");
 	bool declaration = got == YYSYMBOL_PROBE || got == YYSYMBOL_FUNCTION || got == YYSYMBOL_GLOBAL;
-	static const char *const closers[] = { "')'", "']'" };
+	const char *eof = " at the end of the file", *before = " before ";
 	struct strbuf b;
 	sb_init(&b);
 	if (close_block && declaration) {
 		sb_puts(&b, "expected '}' before ");
 	} else if (n > 0 && n <= 4) {
+		/* A string after a string is glued to it: rarely what is missing.
+		 * A type is 'long' or 'string' (an identifier is only taken to
+		 * report it). */
+		bool closer = has_char_token(toks, n, "')'") || has_char_token(toks, n, "','");
+		bool type = has_token(toks, n, YYSYMBOL_KW_STRING);
+		yysymbol_kind_t named[4];
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (!(toks[i] == YYSYMBOL_STRING && closer) &&
+			    !(toks[i] == YYSYMBOL_IDENT && type))
+				named[k++] = toks[i];
 		sb_puts(&b, "expected ");
-		for (int i = 0; i < n; i++) {
-			if (i)
-				sb_puts(&b, i == n - 1 ? " or " : ", ");
-			sb_puts(&b, yysymbol_name(toks[i]));
-		}
-		sb_puts(&b, got == YYSYMBOL_YYEOF ? " at the end of the file" : " before ");
-	} else if (operand && !close_block) {
-		sb_puts(&b, got == YYSYMBOL_YYEOF ? "expected an expression at the end of the file"
-						  : "expected an expression before ");
+		for (int i = 0; i < k; i++)
+			sb_printf(&b, "%s%s", i ? (i == k - 1 ? " or " : ", ") : "", yysymbol_name(named[i]));
+		sb_puts(&b, got == YYSYMBOL_YYEOF ? eof : before);
+	} else if (statement && got == YYSYMBOL_YYEOF) {
+		sb_puts(&b, close_block ? "expected '}' at the end of the file"
+					: "expected a statement at the end of the file");
+	} else if (statement) {
+		sb_printf(&b, "expected a statement%s before ", close_block ? " or '}'" : "");
+	} else if (pp_name) {
+		sb_printf(&b, "expected a probe point name%s", got == YYSYMBOL_YYEOF ? eof : before);
+	} else if (member) {
+		sb_printf(&b, "expected a member name%s", got == YYSYMBOL_YYEOF ? eof : before);
+	} else if (operand) {
+		sb_printf(&b, "expected an expression%s", got == YYSYMBOL_YYEOF ? eof : before);
 	} else {
-		const char *closer = NULL;
-		for (size_t i = 0; i < sizeof closers / sizeof closers[0]; i++)
-			if (has_char_token(toks, n, closers[i]) && !closer)
-				closer = closers[i];
-		if (closer && !operand)
-			sb_printf(&b, "expected %s%s", closer,
-				  got == YYSYMBOL_YYEOF ? " at the end of the file" : " before ");
-		else if (close_block)
+		/* After a complete expression: a separator or a closer is missing. */
+		static const char *const closers[] = { "','", "';'", "':'", "')'", "']'" };
+		const char *named[ARRAY_SIZE(closers)];
+		int k = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(closers) && after_expr; i++)
+			if (has_char_token(toks, n, closers[i]))
+				named[k++] = closers[i];
+		if (k) {
+			sb_puts(&b, "expected ");
+			for (int i = 0; i < k; i++)
+				sb_printf(&b, "%s%s", i ? (i == k - 1 ? " or " : ", ") : "", named[i]);
+			sb_puts(&b, got == YYSYMBOL_YYEOF ? eof : before);
+		} else if (close_block) {
 			sb_puts(&b, got == YYSYMBOL_YYEOF ? "expected '}' at the end of the file"
 							  : "expected a statement or '}' before ");
-		else
+		} else {
 			sb_puts(&b, got == YYSYMBOL_YYEOF ? "unexpected end of the file" : "unexpected ");
+		}
 	}
 	if (got != YYSYMBOL_YYEOF)
 		sb_puts(&b, yysymbol_name(got));
-	diag_error(*yypcontext_location(ctx), D_SYNTAX, "%s", b.s);
+	diag_error(at, D_SYNTAX, "%s", b.s);
 	sb_free(&b);
+	/* Where a name could go; 'limit', 'string' and 'long' surprise most. */
+	bool surprising = got == YYSYMBOL_LIMIT || got == YYSYMBOL_KW_STRING ||
+			  got == YYSYMBOL_KW_LONG;
+	if (is_keyword(got) && (surprising || (n <= 4 && has_token(toks, n, YYSYMBOL_IDENT))))
+		keyword_hint(got);
 	return 0;
 }
 
@@ -745,10 +958,14 @@ static bool lex_quiet_at(const struct parse_state *ps, struct loc loc)
 	return ps->quiet_line == loc.line && ps->quiet_file == loc.file;
 }
 
-static void lex_start_recovery(struct parse_state *ps)
+/* AT_OPEN_BRACE: the error is at a '{' (a body after a missing ')'), whose
+ * block is skipped whole, so that its '}' does not close the block around. */
+static void lex_start_recovery(struct parse_state *ps, bool at_open_brace)
 {
 	ps->skipping = true;
 	ps->skip_braces = ps->braces;
+	if (at_open_brace && ps->braces > 1)
+		ps->skip_braces--;
 }
 
 static void lex_end_recovery(struct parse_state *ps)

@@ -14,6 +14,7 @@
  */
 #include "front/preproc.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,19 +247,33 @@ static void skip_to_close(struct pp *pp)
 	}
 }
 
-/* @define NAME [ '(' PARAM { ',' PARAM } ')' ] '%(' BODY '%)' */
+/* A keyword token's spelling (the lexer keeps it), or NULL. */
+static const char *keyword(const struct token *t)
+{
+	switch (t->kind) {
+	case PROBE: case GLOBAL: case FUNCTION: case PRIVATE: case IF: case ELSE: case WHILE:
+	case FOR: case FOREACH: case IN: case BREAK: case CONTINUE: case NEXT: case RETURN:
+	case DELETE: case TRY: case CATCH: case LIMIT: case KW_STRING: case KW_LONG:
+		return t->val.kw;
+	default:
+		return NULL;
+	}
+}
+
+/* @define NAME [ '(' PARAM { ',' PARAM } ')' ] '%(' BODY '%)'
+ * NAME may be a keyword: '@limit' is no keyword. */
 static void define_macro(struct pp *pp, struct loc at)
 {
 	struct token t;
 	raw_next(pp, &t);
-	if (t.kind != IDENT) {
+	if (t.kind != IDENT && !keyword(&t)) {
 		diag_error(t.loc, D_MACRO, "expected a macro name after '@define'");
 		tok_free(&t);
 		skip_to_close(pp);
 		return;
 	}
 	struct macro *m = xcalloc(1, sizeof *m);
-	m->name = t.val.id;
+	m->name = t.kind == IDENT ? t.val.id : xstrdup(keyword(&t));
 	m->loc = at;
 	raw_next(pp, &t);
 	if (t.kind == '(') {
@@ -288,8 +303,9 @@ static void define_macro(struct pp *pp, struct loc at)
 		raw_next(pp, &t);
 	}
 	if (t.kind != PP_OPEN) {
+		/* What came is read again: it may well be the next declaration. */
 		diag_error(t.loc, D_MACRO, "expected '%%(' to start the body of '@define %s'", m->name);
-		tok_free(&t);
+		unget(pp, &t);
 		return;
 	}
 	int depth = 0;
@@ -298,6 +314,7 @@ static void define_macro(struct pp *pp, struct loc at)
 		if (t.kind == 0) {
 			diag_error(at, D_MACRO, "the body of '@define %s' is not closed with '%%)'",
 				   m->name);
+			pp->ls.quiet_to_eof = true;
 			return;
 		}
 		if (t.kind == PP_OPEN)
@@ -386,6 +403,7 @@ static void expand_macro(struct pp *pp, const struct macro *m, struct loc at)
 		if (end == 0) {
 			diag_error(at, D_MACRO, "the arguments of macro '@%s' are not closed with ')'",
 				   m->name);
+			pp->ls.quiet_to_eof = true;
 			goto out;
 		}
 		if (got != nparams) {
@@ -539,9 +557,18 @@ static bool wildcard(const char *s)
 /* A version comparison: strverscmp, or fnmatch for ==/!= with a wildcard. */
 static bool version_cmp(const char *have, int op, const char *want)
 {
-	if ((op == EQ || op == NE) && wildcard(want))
+	if (wildcard(want))
 		return (fnmatch(want, have, 0) == 0) == (op == EQ);
 	return compare(op, strverscmp(have, want));
+}
+
+/* A CONFIG_ option's value as a number, as the kernel writes them (decimal or 0x). */
+static bool config_number(const char *value, long long *num)
+{
+	char *end;
+	errno = 0;
+	*num = strtoll(value, &end, 0);
+	return *value && !*end && !errno;
 }
 
 static const char *const cond_names[] = { "kernel_v", "kernel_vr", "arch", "systemtap_v",
@@ -621,13 +648,53 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 	const char *name = l.str;
 	const struct pp_env *env = pp->env;
 	if (!strcmp(name, "guru_mode")) {
-		if (r.is_str)
+		if (r.is_str || r.is_name) {
 			diag_error(r.loc, D_TYPE_MISMATCH, "guru_mode compares with a number, 0 or 1");
-		result = compare(op.kind, (env->guru ? 1 : 0) - (r.num ? 1 : 0));
+			*failed = true;
+		} else if (op.kind != EQ && op.kind != NE) {
+			diag_error(op.loc, D_PREPROCESSOR, "'guru_mode' is compared with == or != only");
+			*failed = true;
+		} else if (r.num != 0 && r.num != 1) {
+			diag_error(r.loc, D_PREPROCESSOR, "guru_mode is 0 or 1, never %lld", r.num);
+			*failed = true;
+		}
+		result = compare(op.kind, (env->guru ? 1 : 0) - (int)r.num);
+		goto out;
+	}
+	/* SystemTap compares a CONFIG_ option with a number (numerically) or with
+	 * another option (numerically when both are numbers). An option that is
+	 * not set has no number: every comparison with one is false. */
+	if (!strncmp(name, "CONFIG_", 7) && !r.is_str) {
+		char *have = xstrdup(config_value(pp, name));
+		const char *want = r.is_name ? config_value(pp, r.str) : NULL;
+		long long a, b = r.num;
+		if (r.is_name && strncmp(r.str, "CONFIG_", 7)) {
+			diag_error(r.loc, D_PREPROCESSOR, "'%s' compares with a string, a number or "
+							  "another CONFIG_ option, not '%s'", name, r.str);
+			*failed = true;
+		} else if (r.is_name && !(config_number(have, &a) && config_number(want, &b))) {
+			result = compare(op.kind, strcmp(have, want));
+		} else if (!*have) {
+			result = false;
+		} else if (!config_number(have, &a)) {
+			diag_error(l.loc, D_PREPROCESSOR, "'%s' is '%s', not a number", name, have);
+			*failed = true;
+		} else {
+			result = compare(op.kind, a < b ? -1 : a > b);
+		}
+		free(have);
 		goto out;
 	}
 	if (!r.is_str) {
 		diag_error(r.loc, D_TYPE_MISMATCH, "'%s' compares with a string", name);
+		*failed = true;
+		goto out;
+	}
+	if ((!strcmp(name, "kernel_v") || !strcmp(name, "kernel_vr") || !strcmp(name, "systemtap_v")) &&
+	    wildcard(r.str) && op.kind != EQ && op.kind != NE) {
+		diag_error(op.loc, D_PREPROCESSOR, "a version with a wildcard ('%s') is compared with == "
+						   "or != only",
+			   r.str);
 		*failed = true;
 		goto out;
 	}
@@ -672,8 +739,33 @@ out:
 	return result;
 }
 
+/* How a conditional's condition came out. */
+enum cond_result { COND_FALSE, COND_TRUE, COND_DROPPED };
+
+/* After a broken condition (reported), go on at its '%?' as if it were
+ * false; without one, drop the conditional up to its '%)'. */
+static enum cond_result resync_condition(struct pp *pp, struct token *t)
+{
+	int depth = 0;
+	for (;;) {
+		if (t->kind == 0) {
+			pp->ls.quiet_to_eof = true;
+			unget(pp, t);
+			return COND_DROPPED;
+		}
+		if (t->kind == PP_OPEN)
+			depth++;
+		else if (t->kind == PP_CLOSE && depth-- == 0)
+			return COND_DROPPED;
+		else if (t->kind == PP_THEN && depth == 0)
+			return COND_FALSE;
+		tok_free(t);
+		raw_next(pp, t);
+	}
+}
+
 /* CONDITION -> comparison { '&&' comparison } { '||' ... }, up to '%?'. */
-static bool eval_condition(struct pp *pp, struct loc at)
+static enum cond_result eval_condition(struct pp *pp)
 {
 	bool result = false, conj = true, failed = false;
 	for (;;) {
@@ -687,24 +779,16 @@ static bool eval_condition(struct pp *pp, struct loc at)
 		if (t.kind == OR)
 			continue;
 		if (t.kind == PP_THEN)
-			return failed ? false : result;
+			return !failed && result ? COND_TRUE : COND_FALSE;
 		if (!failed)
 			diag_error(t.loc, D_PREPROCESSOR, "expected '&&', '||' or '%%?' in a preprocessor "
 						   "condition");
-		/* Resynchronise at the '%?'. */
-		while (t.kind != PP_THEN && t.kind != 0) {
-			tok_free(&t);
-			expand_next(pp, &t);
-		}
-		if (t.kind == 0) {
-			diag_error(at, D_PREPROCESSOR, "the preprocessor conditional has no '%%?'");
-			unget(pp, &t);
-		}
-		return false;
+		return resync_condition(pp, &t);
 	}
 }
 
-/* Skip a branch, raw; stop after its '%:' (returns it) or its '%)'. */
+/* Skip a branch, raw; stop after its '%:' (returns it) or its '%)'. After
+ * the '%:' (!stop_at_else), another one is a mistake. */
 static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
 {
 	int depth = 0;
@@ -713,7 +797,10 @@ static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
 		raw_next(pp, &t);
 		switch (t.kind) {
 		case 0:
-			diag_error(at, D_PREPROCESSOR, "preprocessor conditional is not closed with '%%)'");
+			if (!pp->ls.quiet_to_eof)
+				diag_error(at, D_PREPROCESSOR,
+					   "preprocessor conditional is not closed with '%%)'");
+			pp->ls.quiet_to_eof = true;
 			unget(pp, &t);
 			return PP_CLOSE;
 		case PP_OPEN:
@@ -726,6 +813,8 @@ static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
 		case PP_ELSE:
 			if (depth == 0 && stop_at_else)
 				return PP_ELSE;
+			if (depth == 0)
+				diag_error(t.loc, D_PREPROCESSOR, "a preprocessor conditional has one '%%:'");
 			break;
 		default:
 			tok_free(&t);
@@ -736,10 +825,12 @@ static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
 
 static void conditional(struct pp *pp, struct loc at)
 {
-	bool take = eval_condition(pp, at);
+	enum cond_result r = eval_condition(pp);
+	if (r == COND_DROPPED)
+		return;
 	struct cond *c = xcalloc(1, sizeof *c);
 	c->loc = at;
-	if (take) {
+	if (r == COND_TRUE) {
 		pv_push(&pp->conds, c);
 		return;
 	}
@@ -836,10 +927,12 @@ int pp_lex(struct pp *pp, STP_STYPE *val, struct loc *loc)
 			t.kind = at_token(pp, &t);
 			break;
 		case 0:
+			/* (After an unclosed comment, its '%)' may be in it.) */
 			while (pp->conds.n) {
 				struct cond *c = pp->conds.v[--pp->conds.n];
-				diag_error(c->loc, D_PREPROCESSOR,
-					   "preprocessor conditional is not closed with '%%)'");
+				if (!pp->ls.quiet_to_eof)
+					diag_error(c->loc, D_PREPROCESSOR,
+						   "preprocessor conditional is not closed with '%%)'");
 				free(c);
 			}
 			break;
@@ -867,6 +960,11 @@ struct pp *pp_open(int file, struct pp_env *env, bool definitions_only)
 	pp->ls = (struct lex_state){ .file = file, .line = 1, .col = 1 };
 	pp->scanner = lex_open(&pp->ls, src->text, src->len);
 	return pp;
+}
+
+struct lex_state *pp_lex_state(struct pp *pp)
+{
+	return &pp->ls;
 }
 
 void pp_close(struct pp *pp)

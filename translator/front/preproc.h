@@ -36,6 +36,8 @@ struct pp *pp_open(int file, struct pp_env *env, bool definitions_only);
 void pp_close(struct pp *pp);
 /* The next token for the grammar (0 at the end). */
 int pp_lex(struct pp *pp, union STP_STYPE *val, struct loc *loc);
+/* The lexer's state of the file: what it reported already. */
+struct lex_state *pp_lex_state(struct pp *pp);
 
 /* The raw scanner (lexer.l) the preprocessor reads. */
 struct lex_state;

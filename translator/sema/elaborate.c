@@ -21,7 +21,8 @@
  */
 static void find_target(struct node *n, void *found)
 {
-	if (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR || n->kind == N_ENTRY)
+	if (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR || n->kind == N_AUTOCAST ||
+	    n->kind == N_ENTRY)
 		*(bool *)found = true;
 	else
 		ast_for_children(n, find_target, found);

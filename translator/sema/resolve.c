@@ -537,6 +537,7 @@ static void walk(struct resolver *r, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:

@@ -630,8 +630,8 @@ static struct symbol *lvalue(struct checker *c, struct node *n, const char *what
 	}
 	if (c->report && n->kind != N_VAR && n->kind != N_INDEX)
 		diag_error(n->loc, D_NOT_ASSIGNABLE,
-			   "cannot assign to a %s: %s needs a variable or an array element",
-			   ast_kind_name(n->kind), what);
+			   "cannot assign to %s %s: %s needs a variable or an array element",
+			   ast_kind_article(n->kind), ast_kind_name(n->kind), what);
 	check_expr(c, n, T_UNKNOWN);
 	return NULL;
 }
@@ -871,6 +871,19 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		}
 		t = T_LONG;
 		break;
+	case N_AUTOCAST:
+		check_expr(c, n->lhs, T_UNKNOWN);
+		for (struct node *m = n->list; m; m = m->next)
+			if (m->lhs)
+				check_expr(c, m->lhs, T_LONG);
+		if (c->report) {
+			diag_error(n->loc, D_UNSUPPORTED,
+				   "Tapline does not support '%s' on a value (autocast) yet: it needs "
+				   "type information for the probed code",
+				   n->list->name ? "->" : "[...]");
+		}
+		t = n->pretty ? T_STRING : T_LONG;
+		break;
 	case N_DEFINED:
 	case N_PROBEWRITE:
 		/* Folded before this pass; left only where it means nothing. */
@@ -1070,8 +1083,8 @@ static void check_delete(struct checker *c, struct node *n)
 	}
 	if (c->report)
 		diag_error(t->loc, D_NOT_ASSIGNABLE,
-			   "delete takes a variable, an array or an array element, not a %s",
-			   ast_kind_name(t->kind));
+			   "delete takes a variable, an array or an array element, not %s %s",
+			   ast_kind_article(t->kind), ast_kind_name(t->kind));
 }
 
 static void check_stmt(struct checker *c, struct node *n)
@@ -1192,6 +1205,7 @@ static void check_stmt(struct checker *c, struct node *n)
 	case N_MEMBER:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
