@@ -23,6 +23,8 @@ static bool quiet;
 static int nwarnings[D_NCODES], nsuppressed[D_NCODES];
 /* Notes and hints of a suppressed warning are suppressed with it. */
 static bool last_shown = true;
+/* Instead of exit(1) after too many errors (the fuzzer's). */
+static void (*stop_hook)(void);
 
 const char *diag_code_name(enum diag_code code)
 {
@@ -32,6 +34,19 @@ const char *diag_code_name(enum diag_code code)
 void diag_set_warnings(int enabled)
 {
 	warnings_on = enabled;
+}
+
+void diag_reset(void)
+{
+	nerrors = 0;
+	memset(nwarnings, 0, sizeof nwarnings);
+	memset(nsuppressed, 0, sizeof nsuppressed);
+	last_shown = true;
+}
+
+void diag_set_stop(void (*stop)(void))
+{
+	stop_hook = stop;
 }
 
 int diag_errors(void)
@@ -158,6 +173,8 @@ void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 	last_shown = true;
 	if (++nerrors >= DIAG_MAX_ERRORS) {
 		fprintf(stderr, "stap: too many errors (%d), stopping\n", nerrors);
+		if (stop_hook)
+			stop_hook();
 		exit(1);
 	}
 }

@@ -47,6 +47,12 @@ void diag_set_warnings(int enabled);
 /* Drop every diagnostic, uncounted, while on (scanning a file only to index it). */
 void diag_set_quiet(bool quiet);
 
+/* For the fuzzer, which runs many scripts in one process: forget every
+ * count, and call stop (which must not return) instead of exiting when
+ * the errors reach DIAG_MAX_ERRORS. */
+void diag_reset(void);
+void diag_set_stop(void (*stop)(void));
+
 /*
  * "Did you mean" suggestions: offer each candidate name, then ask for the
  * best few (those within a small edit distance of the wanted name).

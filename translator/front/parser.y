@@ -73,15 +73,16 @@ static struct node *mk(enum node_kind kind, struct loc loc)
 
 /* Later passes walk expressions recursively: refuse absurd nesting here. */
 #define MAX_EXPR_DEPTH 1000
+/* Reported once per file: every operator above the limit is too deep too. */
+static bool too_deep_reported;
 
 static struct node *deep_check(struct node *n, struct node *a, struct node *b)
 {
-	static bool reported;
 	n->depth = 1 + (a ? a->depth : 0);
 	if (b && b->depth + 1 > n->depth)
 		n->depth = b->depth + 1;
-	if (n->depth > MAX_EXPR_DEPTH && !reported) {
-		reported = true;
+	if (n->depth > MAX_EXPR_DEPTH && !too_deep_reported) {
+		too_deep_reported = true;
 		diag_error(n->loc, D_TOO_DEEP, "expression nests more than %d operators deep",
 			   MAX_EXPR_DEPTH);
 	}
@@ -1008,6 +1009,7 @@ int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps)
 int parse_file(int file, struct pp_env *env, struct ptrvec *decls)
 {
 	int before = diag_errors();
+	too_deep_reported = false;
 	struct parse_state ps = { .pp = pp_open(file, env, false), .decls = decls };
 	stp_parse(&ps);
 	pp_close(ps.pp);

@@ -60,10 +60,18 @@ struct pp {
 	struct ptrvec pending;  /* stack of struct pending * */
 	struct ptrvec conds;    /* open conditionals (struct cond *) */
 	int expansion_depth;
+	size_t expanded;        /* tokens this file's macro uses have produced */
 };
 
 /* Expansions inside expansions: deeper than this is a runaway macro. */
 #define PP_MAX_EXPANSION_DEPTH 200
+/* Tokens all macro uses in one file may produce: macros that use each other
+ * grow exponentially (each body uses the previous macro twice), and a few
+ * lines would otherwise expand for hours. (The fuzz target sets it lower:
+ * under its sanitizers a million tokens take seconds.) */
+#ifndef PP_MAX_EXPANDED_TOKENS
+#define PP_MAX_EXPANDED_TOKENS 1000000
+#endif
 
 /* --- tokens --- */
 
@@ -414,24 +422,40 @@ static void expand_macro(struct pp *pp, const struct macro *m, struct loc at)
 			goto out;
 		}
 	}
-	/* The body, with each @PARAM replaced by its argument. */
-	struct token *out = NULL;
-	size_t n = 0;
+	/* The body, with each @PARAM replaced by its argument: which
+	 * parameter each body token is (nparams: none), then the size. */
+	size_t *param = xcalloc(m->nbody + 1, sizeof *param), size = 0;
 	for (size_t i = 0; i < m->nbody; i++) {
 		const struct token *bt = &m->body[i];
 		size_t p = nparams;
 		if (bt->kind == AT_ID)
 			for (p = 0; p < nparams && strcmp(m->params.v[p], bt->val.id); p++)
 				;
-		if (p < nparams) {
-			out = xrealloc(out, (n + nargs[p] + 1) * sizeof *out);
-			for (size_t k = 0; k < nargs[p]; k++)
-				out[n++] = tok_copy(&args[p][k], at);
+		param[i] = p;
+		size += p < nparams ? nargs[p] : 1;
+	}
+	if (pp->expanded + size > PP_MAX_EXPANDED_TOKENS) {
+		/* Said once: every later use is refused too. */
+		if (pp->expanded <= PP_MAX_EXPANDED_TOKENS)
+			diag_error(at, D_MACRO, "macros expand to more than %d tokens in this file",
+				   PP_MAX_EXPANDED_TOKENS);
+		pp->expanded = PP_MAX_EXPANDED_TOKENS + 1;
+		placeholder(pp, at);
+		free(param);
+		goto out;
+	}
+	pp->expanded += size;
+	struct token *out = xmalloc((size + 1) * sizeof *out);
+	size_t n = 0;
+	for (size_t i = 0; i < m->nbody; i++) {
+		if (param[i] < nparams) {
+			for (size_t k = 0; k < nargs[param[i]]; k++)
+				out[n++] = tok_copy(&args[param[i]][k], at);
 		} else {
-			out = xrealloc(out, (n + 1) * sizeof *out);
-			out[n++] = tok_copy(bt, at);
+			out[n++] = tok_copy(&m->body[i], at);
 		}
 	}
+	free(param);
 	push_tokens(pp, out, n, m);
 out:
 	for (size_t i = 0; i < nparams; i++) {

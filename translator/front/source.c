@@ -2,6 +2,7 @@
 /* The table of source files; see source.h. */
 #include "front/source.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -68,4 +69,16 @@ const char *src_line(int file, int line, size_t *len)
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	*len = (size_t)((nl ? nl : end) - p);
 	return p;
+}
+
+void src_reset(void)
+{
+	for (size_t i = 0; i < sources.n; i++) {
+		struct source *s = sources.v[i];
+		free(s->name);
+		free(s->text);
+		free(s->line_start);
+		free(s);
+	}
+	pv_free(&sources);
 }

@@ -35,5 +35,7 @@ const struct source *src_get(int file);
 int src_count(void);
 /* The text of line LINE of FILE (no newline), its length in *len; NULL if out of range. */
 const char *src_line(int file, int line, size_t *len);
+/* Forget every file (for the fuzzer, which parses many scripts in one process). */
+void src_reset(void);
 
 #endif

@@ -72,6 +72,7 @@ static struct ptrvec files_in(const char *dir, const char *suffix)
 {
 	struct ptrvec paths = { 0 };
 	collect(dir, suffix, &paths);
+	/* qsort's array may not be NULL, even with no element. */
 	if (paths.n)
 		qsort(paths.v, paths.n, sizeof(void *), cmp_str);
 	return paths;
