@@ -259,15 +259,22 @@ static int pass1(struct pp_env *env, const char *name, const char *text, size_t 
 {
 	if (setjmp(stop_jmp))
 		return -1;
-	if (tapset_load_dir(tapset_dir, env, decls) < 0) {
+	if (!is_dir(tapset_dir)) {
 		fprintf(report, "parse-fuzz: no tapset directory %s\n", tapset_dir);
 		abort();
 	}
+	struct ptrvec dirs = { 0 };
+	pv_push(&dirs, (void *)tapset_dir);
+	struct tapset_lib *lib = tapset_open(&dirs, env);
+	pv_free(&dirs);
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, text, len);
 	copy[len] = 0;
 	*user_file = src_add(name, copy, len, false);
 	parse_file(*user_file, env, decls);
+	/* The tapset files the script refers to, as main.c pulls them in. */
+	int nfiles = 0;
+	tapset_load_needed(lib, env, decls, 0, &nfiles);
 	return diag_errors();
 }
 
