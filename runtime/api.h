@@ -37,7 +37,7 @@ struct rt_context {
 /* Kernel stack that nested script functions may use in one hit. */
 #define RT_STACK_BUDGET 3072
 
-enum rt_probe_kind { RT_BEGIN, RT_END, RT_TIMER, RT_KPROBE, RT_KRETPROBE };
+enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE };
 
 /* A global a handler uses, and whether it writes it (sorted by index). */
 struct rt_lock {

@@ -258,6 +258,7 @@ static int rt_place(struct rt_placed *pl)
 		return 0;
 	case RT_BEGIN:
 	case RT_END:
+	case RT_ERROR:
 		break;
 	}
 	return 0;
@@ -295,7 +296,8 @@ int rt_probes_start(void)
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
-		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END || pl->registered)
+		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END || pl->p->kind == RT_ERROR ||
+		    pl->registered)
 			continue;
 		rc = rt_place(pl);
 		if (rc == 0) {
@@ -370,6 +372,7 @@ void rt_probes_stop(void)
 			break;
 		case RT_BEGIN:
 		case RT_END:
+		case RT_ERROR:
 			break;
 		}
 	}

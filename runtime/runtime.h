@@ -57,6 +57,7 @@ struct rt_cpu {
 struct rt_session {
 	atomic_t state;
 	int exit_status;
+	int failed;                 /* an error stopped the script: error probes, not end */
 	pid_t target;
 	atomic64_t skipped;         /* all skipped hits */
 	atomic64_t skipped_locked;  /* of those: a global stayed locked (MAXTRYLOCK) */

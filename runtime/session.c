@@ -124,15 +124,17 @@ void rt_session_show(struct seq_file *m)
 /* exit(), an error, or MAXSKIPPED: no more hits; staprun then sends `stop`. */
 void rt_request_stop(int exit_status)
 {
-	if (exit_status)
+	if (exit_status) {
 		rt_sess.exit_status = exit_status;
+		rt_sess.failed = 1;
+	}
 	atomic_cmpxchg(&rt_sess.state, RT_RUNNING, RT_STOPPING);
 	atomic_cmpxchg(&rt_sess.state, RT_LOADED, RT_STOPPING);
 }
 
 static bool rt_is_begin_end(const struct rt_probe *p)
 {
-	return p->kind == RT_BEGIN || p->kind == RT_END;
+	return p->kind == RT_BEGIN || p->kind == RT_END || p->kind == RT_ERROR;
 }
 
 void rt_count_skip(atomic64_t *reason)
@@ -441,7 +443,8 @@ int rt_ctl_stop(void)
 		if (rt_started) {
 			rt_probes_stop();
 			atomic_set(&rt_sess.state, RT_STOPPING);
-			rt_probes_run_all(RT_END);
+			/* As in SystemTap: after an error, the error probes instead. */
+			rt_probes_run_all(rt_sess.failed ? RT_ERROR : RT_END);
 		}
 		atomic_set(&rt_sess.state, RT_STOPPED);
 	}

@@ -1377,6 +1377,8 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_BEGIN";
 	case PK_END:
 		return "RT_END";
+	case PK_ERROR:
+		return "RT_ERROR";
 	case PK_TIMER:
 		return "RT_TIMER";
 	case PK_KPROBE:

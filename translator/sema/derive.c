@@ -16,8 +16,9 @@
  * Each chain gets its own copy of the body: its names resolve differently.
  *
  * A point written with '!' is sufficient: if it yields probes, the points
- * after it in the same list are not tried. One written with '?' (or reached
- * through one) may yield none. A point with a condition ('if (EXPR)') runs
+ * after it in the same list are not tried; if not, the next is ('!'
+ * implies '?'). One written with '?' (or reached through one) may yield
+ * none. A point with a condition ('if (EXPR)') runs
  * its body only while the condition holds: the body starts with a guard.
  */
 #include <fnmatch.h>
@@ -265,7 +266,9 @@ static int through_alias(struct deriver *d, struct node *alias, struct node *pp,
 		/* The copy has no condition: t's, on the chain, guards the body. */
 		if (point != t && t->cond)
 			pv_push(&d->chain, t);
-		int n = resolve_point(d, point, optional || t->optional);
+		/* '!' implies '?', as in SystemTap: a sufficient point that finds
+		 * nothing lets the next one be tried. */
+		int n = resolve_point(d, point, optional || t->optional || t->sufficient);
 		if (point != t && t->cond)
 			d->chain.n--;
 		total += n;
@@ -344,14 +347,17 @@ static void sort_by_priority(struct ptrvec *v)
 	}
 }
 
-/* begin probes first and end probes last, each in priority order, then
- * script order: the runtime runs them in the order of the list. */
+/* begin probes first and end and error probes last, each in priority
+ * order, then script order: the runtime runs them in the order of the list. */
 static void order_probes(struct ptrvec *probes)
 {
 	struct ptrvec begins = { 0 }, others = { 0 }, ends = { 0 };
 	for (size_t i = 0; i < probes->n; i++) {
 		struct probe *p = probes->v[i];
-		pv_push(p->kind == PK_BEGIN ? &begins : p->kind == PK_END ? &ends : &others, p);
+		pv_push(p->kind == PK_BEGIN		       ? &begins
+			: p->kind == PK_END || p->kind == PK_ERROR ? &ends
+								   : &others,
+			p);
 	}
 	sort_by_priority(&begins);
 	sort_by_priority(&ends);
@@ -389,7 +395,7 @@ int probes_resolve(struct session *s)
 		d.decl = decl;
 		for (struct node *pp = decl->list; pp; pp = pp->next) {
 			d.user_pp = pp;
-			int n = resolve_point(&d, pp, pp->optional);
+			int n = resolve_point(&d, pp, pp->optional || pp->sufficient);
 			if (n > 0 && pp->sufficient)
 				break;
 		}

@@ -180,6 +180,8 @@ static const char *kind_text(enum probe_kind k)
 		return "begin";
 	case PK_END:
 		return "end";
+	case PK_ERROR:
+		return "error";
 	case PK_TIMER:
 		return "timer";
 	case PK_KPROBE:

@@ -24,7 +24,7 @@
 
 /* The probe point shapes Tapline knows, for "did you mean". */
 static const char *const known_shapes[] = {
-	"begin", "end", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
+	"begin", "end", "error", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
 	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "timer.jiffies", "timer.ms.randomize",
 	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
@@ -33,7 +33,7 @@ static const char *const known_shapes[] = {
 
 /* Every probe point family, as the hint lists them. */
 static const char *const families[] = {
-	"begin[(N)]", "end[(N)]", "never", "timer.ns/us/ms/s(N)[.randomize(M)]",
+	"begin[(N)]", "end[(N)]", "error[(N)]", "never", "timer.ns/us/ms/s(N)[.randomize(M)]",
 	"timer.nsec/usec/msec/sec(N)[.randomize(M)]", "timer.jiffies(N)[.randomize(M)]",
 	"timer.hz(N)",
 	"kernel.function(\"name\")[.call|.return]",
@@ -496,6 +496,9 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		begin_end(&c, PK_BEGIN);
 	else if (c.n == 1 && comp_is(&c, 0, "end"))
 		begin_end(&c, PK_END);
+	else if (c.n == 1 && comp_is(&c, 0, "error"))
+		/* Instead of the end probes, when an error stops the script. */
+		begin_end(&c, PK_ERROR);
 	else if (c.n == 1 && comp_is(&c, 0, "never"))
 		/* A probe that never fires: its body is still checked. */
 		pt->handler(pt->arg);
