@@ -342,6 +342,9 @@ static void define_macro(struct pp *pp, struct loc at)
 	pv_push(scope, m);
 }
 
+/* Ends an argument being expanded on its own (expand_arg); no real token. */
+#define PP_ARG_END (-2)
+
 /* Read one macro argument's tokens (up to ',' or ')' at depth 0). */
 static int read_macro_arg(struct pp *pp, struct token **toks, size_t *n)
 {
@@ -349,7 +352,9 @@ static int read_macro_arg(struct pp *pp, struct token **toks, size_t *n)
 	for (;;) {
 		struct token t;
 		raw_next(pp, &t);
-		if (t.kind == 0)
+		if (t.kind == PP_ARG_END)
+			unget(pp, &t);
+		if (t.kind == 0 || t.kind == PP_ARG_END)
 			return 0;
 		if (depth == 0 && (t.kind == ',' || t.kind == ')'))
 			return t.kind;
@@ -370,10 +375,64 @@ static void placeholder(struct pp *pp, struct loc at)
 	unget(pp, &t);
 }
 
+static void expand_next(struct pp *pp, struct token *t);
+
+/*
+ * An argument with the macros and script arguments in it expanded where
+ * the call is, before it goes into the body: SystemTap evaluates macro
+ * arguments in the caller's context, so @twice(@twice(1)) is no recursion.
+ */
+static void expand_arg(struct pp *pp, struct token **toks, size_t *n)
+{
+	bool any = false;
+	for (size_t i = 0; i < *n && !any; i++)
+		any = (*toks)[i].kind == AT_ID || (*toks)[i].kind == ARG_NUM ||
+		      (*toks)[i].kind == ARG_STR || (*toks)[i].kind == ARG_COUNT ||
+		      (*toks)[i].kind == ARG_COUNT_STR;
+	if (!any)
+		return;
+	struct token *in = xrealloc(*toks, (*n + 1) * sizeof *in);
+	in[*n] = (struct token){ .kind = PP_ARG_END };
+	push_tokens(pp, in, *n + 1, NULL);
+	struct token *out = NULL;
+	size_t nout = 0;
+	for (;;) {
+		struct token t;
+		expand_next(pp, &t);
+		if (t.kind == PP_ARG_END || t.kind == 0) {
+			if (t.kind == 0)
+				unget(pp, &t);
+			break;
+		}
+		out = xrealloc(out, (nout + 1) * sizeof *out);
+		out[nout++] = t;
+	}
+	*toks = out;
+	*n = nout;
+}
+
 static void expand_macro(struct pp *pp, const struct macro *m, struct loc at)
 {
 	if (macro_active(pp, m) || pp->expansion_depth >= PP_MAX_EXPANSION_DEPTH) {
 		diag_error(at, D_MACRO, "macro '@%s' expands into itself", m->name);
+		if (m->has_params) {
+			/* Its arguments go with it: one mistake, one error. */
+			struct token t;
+			raw_next(pp, &t);
+			if (t.kind == '(') {
+				int end = ',';
+				while (end == ',') {
+					struct token *toks = NULL;
+					size_t n = 0;
+					end = read_macro_arg(pp, &toks, &n);
+					for (size_t i = 0; i < n; i++)
+						tok_free(&toks[i]);
+					free(toks);
+				}
+			} else {
+				unget(pp, &t);
+			}
+		}
 		placeholder(pp, at);
 		return;
 	}
@@ -422,6 +481,8 @@ static void expand_macro(struct pp *pp, const struct macro *m, struct loc at)
 			goto out;
 		}
 	}
+	for (size_t i = 0; i < nparams; i++)
+		expand_arg(pp, &args[i], &nargs[i]);
 	/* The body, with each @PARAM replaced by its argument: which
 	 * parameter each body token is (nparams: none), then the size. */
 	size_t *param = xcalloc(m->nbody + 1, sizeof *param), size = 0;
