@@ -75,23 +75,28 @@ struct pp {
 
 /* --- tokens --- */
 
-static void tok_free(struct token *t)
+void lex_value_free(int kind, STP_STYPE *val)
 {
-	switch (t->kind) {
+	switch (kind) {
 	case IDENT:
 	case AT_ID:
-		free(t->val.id);
+		free(val->id);
 		break;
 	case STRING:
 	case EMBEDDED_C:
-		free(t->val.str.s);
+		free(val->str.s);
 		break;
 	case TARGET_VAR:
-		free(t->val.target.name);
+		free(val->target.name);
 		break;
 	default:
 		break;
 	}
+}
+
+static void tok_free(struct token *t)
+{
+	lex_value_free(t->kind, &t->val);
 }
 
 static struct token tok_copy(const struct token *t, struct loc loc)

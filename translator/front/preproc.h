@@ -44,5 +44,7 @@ struct lex_state;
 void *lex_open(struct lex_state *ls, const char *text, size_t len);
 void lex_close(void *scanner);
 int lex_scan(void *scanner, union STP_STYPE *val, struct loc *loc);
+/* Free what a token of this kind owns (an identifier's or a string's text). */
+void lex_value_free(int kind, union STP_STYPE *val);
 
 #endif

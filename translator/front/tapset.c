@@ -90,21 +90,7 @@ struct scan {
 
 static void scan_free_val(struct scan *sc)
 {
-	switch (sc->kind) {
-	case IDENT:
-	case AT_ID:
-		free(sc->val.id);
-		break;
-	case STRING:
-	case EMBEDDED_C:
-		free(sc->val.str.s);
-		break;
-	case TARGET_VAR:
-		free(sc->val.target.name);
-		break;
-	default:
-		break;
-	}
+	lex_value_free(sc->kind, &sc->val);
 	memset(&sc->val, 0, sizeof sc->val);
 }
 
