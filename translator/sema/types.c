@@ -329,7 +329,11 @@ static void check_hist(struct checker *c, struct node *n)
 		}
 		/* stop > start, so the span fits in 64 unsigned bits. */
 		unsigned long long buckets =
-			((unsigned long long)p[1] - (unsigned long long)p[0]) / (unsigned long long)p[2] + 3;
+			p[2] > 0 && p[1] > p[0]
+				? ((unsigned long long)p[1] - (unsigned long long)p[0]) /
+						  (unsigned long long)p[2] +
+					  3
+				: 0;
 		if (c->report && buckets > MAX_HIST_BUCKETS) {
 			diag_error(n->loc, D_BAD_HISTOGRAM,
 				   "this histogram has %llu buckets; at most %d are allowed", buckets,
