@@ -350,10 +350,12 @@ static void define_macro(struct pp *pp, struct loc at)
 /* Ends an argument being expanded on its own (expand_arg); no real token. */
 #define PP_ARG_END (-2)
 
-/* Read one macro argument's tokens (up to ',' or ')' at depth 0). */
+/* Read one macro argument's tokens (up to ',' or ')' at depth 0) into
+ * *toks, which starts empty. */
 static int read_macro_arg(struct pp *pp, struct token **toks, size_t *n)
 {
 	int depth = 0;
+	size_t cap = 0;
 	for (;;) {
 		struct token t;
 		raw_next(pp, &t);
@@ -367,7 +369,10 @@ static int read_macro_arg(struct pp *pp, struct token **toks, size_t *n)
 			depth++;
 		else if (t.kind == ')' || t.kind == ']' || t.kind == '}' || t.kind == PP_CLOSE)
 			depth--;
-		*toks = xrealloc(*toks, (*n + 1) * sizeof **toks);
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			*toks = xrealloc(*toks, cap * sizeof **toks);
+		}
 		(*toks)[(*n)++] = t;
 	}
 }
@@ -400,7 +405,7 @@ static void expand_arg(struct pp *pp, struct token **toks, size_t *n)
 	in[*n] = (struct token){ .kind = PP_ARG_END };
 	push_tokens(pp, in, *n + 1, NULL);
 	struct token *out = NULL;
-	size_t nout = 0;
+	size_t nout = 0, cap = 0;
 	for (;;) {
 		struct token t;
 		expand_next(pp, &t);
@@ -409,7 +414,10 @@ static void expand_arg(struct pp *pp, struct token **toks, size_t *n)
 				unget(pp, &t);
 			break;
 		}
-		out = xrealloc(out, (nout + 1) * sizeof *out);
+		if (nout == cap) {
+			cap = cap ? 2 * cap : 16;
+			out = xrealloc(out, cap * sizeof *out);
+		}
 		out[nout++] = t;
 	}
 	*toks = out;
