@@ -63,7 +63,7 @@ static RT_FTRACE_CALLBACK(rt_ftrace_hit)
 	/* Functions where RCU is not watching (idle, entry code) are left
 	 * alone: the runtime's own calls may need it. */
 	if (unlikely(!rcu_is_watching())) {
-		rt_count_unsafe();
+		rt_count_skip(&rt_sess.skipped_unsafe);
 		return;
 	}
 	while (lo <= hi) {

@@ -75,8 +75,6 @@ extern struct rt_session rt_sess;
 void rt_run_begin_end(const struct rt_probe *p);
 /* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
 void rt_count_skip(atomic64_t *reason);
-/* A hit left alone because it came where the runtime cannot run safely. */
-void rt_count_unsafe(void);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
 void rt_report_error(struct rt_cpu *cpu);

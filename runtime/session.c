@@ -152,12 +152,6 @@ void rt_count_skip(atomic64_t *reason)
 	}
 }
 
-
-void rt_count_unsafe(void)
-{
-	rt_count_skip(&rt_sess.skipped_unsafe);
-}
-
 /* begin and end: in process context while no other probe is placed, with
  * interrupts on, so a long one cannot stall the CPU. */
 void rt_run_begin_end(const struct rt_probe *p)

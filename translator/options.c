@@ -58,22 +58,27 @@ static void usage(FILE *f)
 		"  -V, --version the version\n");
 }
 
-static long long parse_signed(const char *text, const char *what)
+/* The whole of text as a number (decimal, 0x hex or 0 octal). */
+static bool to_number(const char *text, long long *v)
 {
 	char *end;
 	errno = 0;
-	long long v = strtoll(text, &end, 0);
-	if (!*text || *end || errno)
+	*v = strtoll(text, &end, 0);
+	return *text && !*end && !errno;
+}
+
+static long long parse_signed(const char *text, const char *what)
+{
+	long long v;
+	if (!to_number(text, &v))
 		fatal("%s must be a number, not '%s'", what, text);
 	return v;
 }
 
 static long long parse_number(const char *text, const char *what)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(text, &end, 0);
-	if (!*text || *end || errno || v < 0)
+	long long v;
+	if (!to_number(text, &v) || v < 0)
 		fatal("%s must be a non-negative number, not '%s'", what, text);
 	return v;
 }

@@ -18,8 +18,9 @@ int parse_file(int file, struct pp_env *env, struct ptrvec *decls);
 /* Read a .stpm file: its @define macros become public. */
 int parse_macro_file(int file, struct pp_env *env);
 
-/* The tapset library under dirs (sorted, recursively): reads every *.stpm
- * (public macros) and indexes what each *.stp defines (tapset.c). */
+/* The tapset library under dirs (directories the caller checked; sorted,
+ * recursively): reads every *.stpm (public macros) and indexes what each
+ * *.stp defines (tapset.c). */
 struct tapset_lib;
 struct tapset_lib *tapset_open(const struct ptrvec *dirs, struct pp_env *env);
 /* Parse the tapset files that decls[from..] refer to (functions, globals,

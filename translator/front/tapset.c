@@ -338,8 +338,6 @@ struct tapset_lib *tapset_open(const struct ptrvec *dirs, struct pp_env *env)
 	struct ptrvec paths = { 0 };
 	for (size_t d = 0; d < dirs->n; d++) {
 		const char *dir = dirs->v[d];
-		if (!is_dir(dir))
-			fatal("tapset directory %s: not a directory", dir);
 		/* Public macros first: every file may use them. */
 		struct ptrvec macros = files_in(dir, ".stpm");
 		for (size_t i = 0; i < macros.n; i++) {
