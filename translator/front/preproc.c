@@ -592,13 +592,13 @@ static void expand_next(struct pp *pp, struct token *t)
 
 /* --- conditionals --- */
 
-static const char *config_value(struct pp *pp, const char *name)
+const char *pp_config_value(const struct pp_env *env, const char *name)
 {
 	static char *text;
 	static bool loaded;
 	if (!loaded) {
 		loaded = true;
-		text = pp->env->config_path ? read_file(pp->env->config_path, NULL) : NULL;
+		text = env->config_path ? read_file(env->config_path, NULL) : NULL;
 	}
 	size_t n = strlen(name);
 	for (const char *p = text; p && *p;) {
@@ -763,8 +763,8 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 	 * another option (numerically when both are numbers). An option that is
 	 * not set has no number: every comparison with one is false. */
 	if (!strncmp(name, "CONFIG_", 7) && !r.is_str) {
-		char *have = xstrdup(config_value(pp, name));
-		const char *want = r.is_name ? config_value(pp, r.str) : NULL;
+		char *have = xstrdup(pp_config_value(pp->env, name));
+		const char *want = r.is_name ? pp_config_value(pp->env, r.str) : NULL;
 		long long a, b = r.num;
 		if (r.is_name && strncmp(r.str, "CONFIG_", 7)) {
 			diag_error(r.loc, D_PREPROCESSOR, "'%s' compares with a string, a number or "
@@ -814,7 +814,7 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 		const char *have = !strcmp(name, "arch")    ? env->arch :
 				   !strcmp(name, "runtime") ? "kernel" :
 				   name[0] == 's'	    ? "stapdev" :
-							      config_value(pp, name);
+							      pp_config_value(pp->env, name);
 		if (op.kind != EQ && op.kind != NE) {
 			diag_error(op.loc, D_PREPROCESSOR, "'%s' is compared with == or != only", name);
 			*failed = true;

@@ -24,6 +24,10 @@ struct pp_env {
 	struct ptrvec public_macros; /* from .stpm files, visible everywhere */
 };
 
+/* The value of option name ("CONFIG_HZ") in the target kernel's .config,
+ * unquoted; "" when unset. The file is read once. */
+const char *pp_config_value(const struct pp_env *env, const char *name);
+
 /* The compatibility version systemtap_v compares against. */
 #define PP_SYSTEMTAP_VERSION "5.1"
 

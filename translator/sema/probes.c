@@ -166,17 +166,7 @@ static void begin_end(struct pp_ctx *c, enum probe_kind kind)
 static long long kernel_hz(struct pp_ctx *c, struct loc loc)
 {
 	const char *path = c->s->prog.env.config_path;
-	char *text = path ? read_file(path, NULL) : NULL;
-	long long hz = 0;
-	for (const char *p = text; p && *p;) {
-		if (!strncmp(p, "CONFIG_HZ=", 10)) {
-			hz = strtoll(p + 10, NULL, 10);
-			break;
-		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	free(text);
+	long long hz = strtoll(pp_config_value(&c->s->prog.env, "CONFIG_HZ"), NULL, 10);
 	if (hz <= 0) {
 		diag_error(loc, D_BAD_PROBE_ARG,
 			   "timer.jiffies needs the kernel's HZ, but %s gives no CONFIG_HZ",
