@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 5
+#define RT_API_VERSION 6
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -48,7 +48,9 @@ struct rt_lock {
 struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
-	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE */
+	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it */
+	const char *module;      /* the module symbol is in; 0: the kernel */
+	rt_long offset;          /* from symbol; negative: before it */
 	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
@@ -57,6 +59,11 @@ struct rt_probe {
 	int nlocks;
 	int optional;            /* written with '?': failing to place it is fine */
 	int from_wildcard;       /* one of a wildcard's matches: failing to place it warns */
+	int needs_regs;          /* the handler reads registers: a kprobe, not ftrace */
+	/* RT_KRETPROBE: run at the function's entry, saving what the return
+	 * body reads into entry_size bytes per call (rt_entry_data). */
+	void (*entry)(struct rt_context *c);
+	rt_size entry_size;
 };
 
 struct rt_script {
@@ -282,6 +289,26 @@ rt_long rt_gettimeofday_ns(struct rt_context *c);
 rt_long rt_local_clock_ns(struct rt_context *c);
 rt_long rt_jiffies(struct rt_context *c);
 rt_long rt_return_value(struct rt_context *c);
+
+/* --- the probed code's state (target variables) --- */
+
+/* The value of DWARF register regno (x86-64: 0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip) at the probe. what:
+ * the script expression, for the error when the hit has no registers. */
+unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc);
+/* size (1, 2, 4, 8) bytes at addr, sign- or zero-extended; a bad address
+ * fails the hit ("cannot read N bytes at 0xADDR for WHAT") and gives 0. */
+rt_long rt_kread(struct rt_context *c, unsigned long addr, int size, int is_signed,
+		 const char *what, const char *loc);
+/* size bytes at addr into dst: 0, or -1 after failing the hit. */
+int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
+		   const char *what, const char *loc);
+/* The string at addr into dst, at most max bytes (max < 0: any) and
+ * MAXSTRINGLEN - 1, always terminated; a bad address fails the hit. */
+void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		     const char *what, const char *loc);
+/* In a return probe and its entry part: this call's saved bytes. */
+char *rt_entry_data(struct rt_context *c);
 
 /* --- helpers the generated code inlines --- */
 

@@ -14,11 +14,6 @@
 
 #include "runtime.h"
 
-static struct rt_cpu *rt_cpu_of(struct rt_context *c)
-{
-	return container_of(c, struct rt_cpu, c);
-}
-
 /* Script strings hold at least 16 bytes (MAXSTRINGLEN >= 16): comm fits whole. */
 static_assert(TASK_COMM_LEN == 16);
 

@@ -28,43 +28,65 @@ static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_pro
 }
 
 /* The body under its locks, then its error and output. Still busy while
- * committing: a hit in an interrupt must not write this CPU's buffer too. */
-static __always_inline void rt_hit_body(struct rt_cpu *cpu, const struct rt_probe *p)
+ * committing: a hit in an interrupt must not write this CPU's buffer too.
+ * Nonzero when the body did not run to its end (skipped or failed). */
+static __always_inline int rt_hit_body(struct rt_cpu *cpu, const struct rt_probe *p,
+				       void (*body)(struct rt_context *c))
 {
+	int ok = 1;
+
 	if (likely(rt_lock_globals(p))) {
-		p->handler(&cpu->c);
+		body(&cpu->c);
 		rt_unlock_globals(p);
 	} else {
 		rt_count_skip(&rt_sess.skipped_locked);
+		ok = 0;
 	}
-	if (unlikely(cpu->c.error))
+	if (unlikely(cpu->c.error)) {
 		rt_report_error(cpu);
+		ok = 0;
+	}
 	if (cpu->out_len)
 		rt_out_commit(cpu);
+	return !ok;
 }
 
-/* Every hit but begin and end, with interrupts off throughout. */
-static __always_inline void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
+/*
+ * Every hit but begin and end, with interrupts off throughout: body is
+ * the probe's handler, or a return probe's entry part; data is the call's
+ * entry data for those. Nonzero when the body did not run to its end.
+ */
+static __always_inline int rt_run_hit(const struct rt_probe *p, void (*body)(struct rt_context *c),
+				      struct pt_regs *regs, char *data)
 {
 	unsigned long flags;
 	struct rt_cpu *cpu;
+	int failed;
 
 	if (atomic_read(&rt_sess.state) != RT_RUNNING)
-		return;
+		return 1;
 	local_irq_save(flags);
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (unlikely(cpu->busy)) {
 		rt_count_skip(NULL);
 		local_irq_restore(flags);
-		return;
+		return 1;
 	}
 	cpu->busy = 1;
 	rt_hit_begin(cpu, p, regs, rt_script.maxaction);
-	rt_hit_body(cpu, p);
+	cpu->entry_data = data;
+	failed = rt_hit_body(cpu, p, body);
 	cpu->probe = NULL;
+	cpu->entry_data = NULL;
 	barrier();
 	cpu->busy = 0;
 	local_irq_restore(flags);
+	return failed;
+}
+
+static __always_inline void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)
+{
+	rt_run_hit(p, p->handler, regs, NULL);
 }
 
 #endif

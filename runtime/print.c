@@ -10,11 +10,6 @@
 #include "format.h"
 #include "runtime.h"
 
-static struct rt_cpu *rt_cpu_of(struct rt_context *c)
-{
-	return container_of(c, struct rt_cpu, c);
-}
-
 void rt_print_str(struct rt_context *c, const char *s)
 {
 	rt_out_write(rt_cpu_of(c), s, strlen(s));

@@ -28,6 +28,7 @@
 
 struct rt_placed {
 	const struct rt_probe *p;
+	char *name;		/* "MODULE:SYMBOL" for a module's probe */
 	bool registered;
 	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
 	union {
@@ -123,7 +124,7 @@ static void rt_place_ftrace_entries(void)
 		struct rt_placed *pl = &rt_placed[i];
 		unsigned long ip;
 
-		if (pl->p->kind != RT_KPROBE)
+		if (pl->p->kind != RT_KPROBE || pl->p->needs_regs || pl->p->module || pl->p->offset)
 			continue;
 		ip = rt_entry_address(pl->p);
 		if (ip)
@@ -199,9 +200,60 @@ static int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 static int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *krp = rt_get_kretprobe(ri);
+	const struct rt_probe *p;
 
-	if (krp)
-		rt_run_probe(container_of(krp, struct rt_placed, krp)->p, regs);
+	if (krp) {
+		p = container_of(krp, struct rt_placed, krp)->p;
+		rt_run_hit(p, p->handler, regs, p->entry ? ri->data : NULL);
+	}
+	return 0;
+}
+
+/* A return probe's entry part: saves this call's values in ri->data. If
+ * it did not run (a busy CPU, a lock) or failed, the kernel is told to
+ * skip the return for this call: its body would read nothing valid. */
+static int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *krp = rt_get_kretprobe(ri);
+	const struct rt_probe *p;
+
+	if (!krp)
+		return 1;
+	p = container_of(krp, struct rt_placed, krp)->p;
+	return rt_run_hit(p, p->entry, regs, ri->data) ? 1 : 0;
+}
+
+/*
+ * Where a probe by symbol goes: the kernel resolves "SYMBOL" or
+ * "MODULE:SYMBOL" plus a non-negative offset itself. A negative offset (a
+ * function before the only unique symbol of its section) needs the
+ * symbol's address first: a disabled kprobe on it tells.
+ */
+static int rt_locate(struct rt_placed *pl, struct kprobe *kp)
+{
+	const struct rt_probe *p = pl->p;
+	struct kprobe probe = { 0 };
+	unsigned long addr;
+	int rc;
+
+	if (p->module && !pl->name) {
+		pl->name = kasprintf(GFP_KERNEL, "%s:%s", p->module, p->symbol);
+		if (!pl->name)
+			return -ENOMEM;
+	}
+	if (p->offset >= 0) {
+		kp->symbol_name = pl->name ? pl->name : p->symbol;
+		kp->offset = (unsigned int)p->offset;
+		return 0;
+	}
+	probe.symbol_name = pl->name ? pl->name : p->symbol;
+	probe.flags = KPROBE_FLAG_DISABLED;
+	rc = register_kprobe(&probe);
+	if (rc)
+		return rc;
+	addr = (unsigned long)probe.addr;
+	unregister_kprobe(&probe);
+	kp->addr = (kprobe_opcode_t *)(addr + p->offset);
 	return 0;
 }
 
@@ -242,14 +294,24 @@ static int rt_place(struct rt_placed *pl)
 {
 	const struct rt_probe *p = pl->p;
 
+	int rc;
+
 	switch (p->kind) {
 	case RT_KPROBE:
-		pl->kp.symbol_name = p->symbol;
+		rc = rt_locate(pl, &pl->kp);
+		if (rc)
+			return rc;
 		pl->kp.pre_handler = rt_kprobe_pre;
 		return register_kprobe(&pl->kp);
 	case RT_KRETPROBE:
-		pl->krp.kp.symbol_name = p->symbol;
+		rc = rt_locate(pl, &pl->krp.kp);
+		if (rc)
+			return rc;
 		pl->krp.handler = rt_kretprobe_ret;
+		if (p->entry) {
+			pl->krp.entry_handler = rt_kretprobe_entry;
+			pl->krp.data_size = p->entry_size;
+		}
 		pl->krp.maxactive = rt_maxactive();
 		return register_kretprobe(&pl->krp);
 	case RT_TIMER:
@@ -313,8 +375,13 @@ int rt_probes_start(void)
 				   pl->p->symbol, rt_errno_text(rc), rc);
 			continue;
 		}
-		rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
-			   pl->p->symbol ? pl->p->symbol : "?", rt_errno_text(rc), rc);
+		if (pl->p->module && rc == -ENOENT)
+			rt_message("error", "cannot place probe %s: module %s is not loaded", pl->p->pp,
+				   pl->p->module);
+		else
+			rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
+				   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
+				   rt_errno_text(rc), rc);
 		rt_request_stop(1);
 		return -EIO;
 	}
@@ -388,6 +455,7 @@ void rt_probes_stop(void)
 		if (pl->registered)
 			rt_report_missed(pl);
 		pl->registered = false;
+		kfree(pl->name);
 	}
 	kfree(rt_placed);
 	rt_placed = NULL;

@@ -39,6 +39,7 @@ struct rt_cpu {
 	int busy;                     /* a hit is running: a nested one is skipped */
 	const struct rt_probe *probe;
 	struct pt_regs *regs;
+	char *entry_data;             /* a return probe's per-call data (rt_entry_data) */
 	char *stack;                  /* script locals (rt_script.frame_size) */
 	char *out;                    /* this hit's output, committed at its end */
 	size_t out_len;
@@ -66,6 +67,11 @@ struct rt_session {
 };
 
 extern struct rt_session rt_sess;
+
+static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
+{
+	return container_of(c, struct rt_cpu, c);
+}
 
 /* Size of a hit's staging buffer; larger output is committed in pieces. */
 #define RT_STAGING_SIZE 8192

@@ -170,7 +170,7 @@ void rt_run_begin_end(const struct rt_probe *p)
 	cpu->busy = 1;
 	local_irq_restore(flags);
 	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible);
-	rt_hit_body(cpu, p);
+	rt_hit_body(cpu, p, p->handler);
 	cpu->probe = NULL;
 	barrier();
 	cpu->busy = 0;

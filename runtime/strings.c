@@ -10,11 +10,6 @@
 
 #include "runtime.h"
 
-static struct rt_cpu *rt_cpu_of(struct rt_context *c)
-{
-	return container_of(c, struct rt_cpu, c);
-}
-
 void rt_strcpy(char *dst, const char *src, rt_size size)
 {
 	strscpy(dst, src, size);

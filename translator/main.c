@@ -192,6 +192,10 @@ int main(int argc, char **argv)
 			 s->prog.probes.n, s->prog.functions.n, s->prog.globals.n, s->release);
 	pass_end(pc, 2, what);
 	free(what);
+	if (s->list) {
+		sema_list(s, stdout);
+		return 0;
+	}
 	if (s->last_pass == 2) {
 		sema_print(s, stdout);
 		return 0;

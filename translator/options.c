@@ -52,8 +52,14 @@ static void usage(FILE *f)
 		"  -g            guru mode: embedded C (%%{ ... %%}), and probes on functions the\n"
 		"                runtime itself calls\n"
 		"  -G NAME=VALUE initial value of the global NAME\n"
+		"  -l PP         list the probe points PP matches\n"
+		"  -L PP         list them with their variables and types\n"
 		"  --vm          run pass 5 in a throwaway qemu guest booting the target kernel\n"
 		"  --vm-timeout=S  stop the guest after S seconds (default: no limit)\n"
+		"  --debuginfo-path=DIR[:DIR]  look for modules' debug files (NAME.ko with\n"
+		"                DWARF, NAME.ko.debug) under these directories first\n"
+		"  --debug-archive=FILE  an offline debug archive (eu-make-debug-archive) to use\n"
+		"                after /lib/modules/R/debug.a and /usr/lib/debug/lib/modules/R/debug.a\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -122,22 +128,32 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT };
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "vm", no_argument, NULL, OPT_VM },
 		{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
+		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
+		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wgG:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wgG:l:L:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			s->script_text = optarg;
+			break;
+		case 'l':
+		case 'L':
+			/* List the probe points PP matches: a script of one empty probe,
+			 * resolved and printed instead of built. */
+			s->list = c == 'l' ? 1 : 2;
+			s->script_text = xasprintf("probe %s {}", optarg);
+			s->last_pass = 2;
 			break;
 		case 'p':
 			s->last_pass = (int)parse_number(optarg, "-p");
@@ -202,6 +218,16 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_VM_TIMEOUT:
 			s->vm_timeout = (int)parse_number(optarg, "--vm-timeout");
+			break;
+		case OPT_DEBUGINFO_PATH:
+			/* DIR[:DIR...], as libdwfl's own path lists are written */
+			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":"))
+				pv_push(&s->debuginfo_dirs, d);
+			break;
+		case OPT_DEBUG_ARCHIVE:
+			if (!file_exists(optarg))
+				fatal("--debug-archive %s: no such file", optarg);
+			s->debug_archive = optarg;
 			break;
 		case 'h':
 			usage(stdout);

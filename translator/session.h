@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "debuginfo/target.h"
 #include "front/ast.h"
 #include "front/preproc.h"
 #include "util.h"
@@ -52,6 +53,59 @@ struct handler {
 	struct ptrvec globals_rd, globals_wr; /* shared and exclusive locks, called functions' too */
 	struct ptrvec calls;     /* functions it calls directly (struct symbol *) */
 	bool uses_return;        /* reads $return */
+	/* Target variables are read at one site: a handler that uses them
+	 * belongs to one probe. */
+	struct probe_site *site;
+	bool is_return;          /* its probe is a .return */
+	struct ptrvec entry_exprs; /* .return: evaluated at entry (struct node *, each with its access) */
+	size_t entry_size;       /* bytes they take, per call */
+};
+
+/*
+ * Pass 2's plan for one target expression ($var->a[2], @entry(...),
+ * $$parms, ...), attached to its node: where the base value is, the steps
+ * from it, and what the result is. Codegen follows it.
+ */
+enum tstep_kind {
+	TS_DEREF,   /* the current value is a pointer: go to what it points to */
+	TS_OFFSET,  /* k bytes further in the current object */
+	TS_INDEX,   /* index * k bytes further */
+};
+
+struct tstep {
+	enum tstep_kind kind;
+	long long k;
+	struct node *index;       /* TS_INDEX */
+};
+
+#define NO_SLOT ((size_t)-1)
+
+enum taccess_result {
+	TA_INT,        /* a number (integer, enum, pointer, bit-field) */
+	TA_STRING,     /* a char array, read as a string */
+	TA_ADDRESS,    /* &...: the object's address */
+	TA_PRETTY,     /* $var$, $var$$: the value printed into a string */
+	TA_VARLIST,    /* $$vars, $$parms, $$locals, $$return: name=value ... */
+	TA_SAVED,      /* @entry(expr) in a .return: the value saved at entry */
+};
+
+struct target_access {
+	enum taccess_result result;
+	char *text;               /* as written, for messages */
+	const struct tloc *loc;   /* the base's location; NULL: saved at entry_off */
+	size_t entry_off;
+	struct ctype *base_type;
+	bool materialize;         /* the base is a value held in a register: copy it to memory */
+	struct tstep *steps;
+	size_t nsteps;
+	struct ctype *type;       /* of the result's object */
+	int bit_size, bit_offset; /* a bit-field */
+	int pretty;               /* TA_PRETTY: 1 ($) or 2 ($$) */
+	const struct tvar **vars; /* TA_VARLIST */
+	size_t nvars;
+	size_t *var_offs;         /* TA_VARLIST in a .return: each one's entry slot, or NO_SLOT */
+	bool with_return;         /* TA_VARLIST: and return=... (type: the return type) */
+	bool in_return;           /* TA_VARLIST in a .return: parameters come from var_offs */
 };
 
 /* One resolved probe point. */
@@ -60,7 +114,11 @@ struct probe {
 	struct node *pp;         /* the N_PROBE_POINT */
 	char *pp_text;           /* the concrete point, for pp() and messages */
 	struct handler *handler;
-	char *symbol;            /* PK_KPROBE, PK_KRETPROBE */
+	char *symbol;            /* PK_KPROBE, PK_KRETPROBE: the kernel finds the probe by it */
+	char *module;            /* the module the symbol is in; NULL: the kernel */
+	int64_t offset;          /* from symbol (negative: before it) */
+	struct probe_site *site; /* resolved through debug information, else NULL */
+	bool needs_regs;         /* its handler reads registers (target variables) */
 	uint64_t text_offset;    /* PK_KPROBE: the function's offset from _text; 0: place by name */
 	long long period_ns;     /* PK_TIMER */
 	long long spread_ns;     /* PK_TIMER: each period is period_ns plus -spread_ns to spread_ns */
@@ -91,6 +149,8 @@ struct program {
 };
 
 struct kernel;
+struct debug_index;
+struct dw;
 
 struct session {
 	/* options */
@@ -99,6 +159,7 @@ struct session {
 	char **script_args;       /* the arguments after the script: $1, @1, ... */
 	int nscript_args;
 	int last_pass;            /* -p; 5 by default */
+	int list;                 /* -l: 1, -L: 2 (pass 2 prints the probe points) */
 	int verbose;
 	bool keep_temps;
 	const char *module_name;
@@ -121,6 +182,10 @@ struct session {
 
 	struct program prog;
 	struct kernel *kernel;   /* pass 2 */
+	struct debug_index *debug_ix; /* pass 2, made when a probe needs debug information */
+	struct dw *dw;
+	struct ptrvec debuginfo_dirs; /* --debuginfo-path */
+	const char *debug_archive;   /* --debug-archive */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */
 };

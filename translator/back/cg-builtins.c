@@ -309,6 +309,53 @@ char *cg_builtin(struct cg *g, struct node *n)
 		fail_check(g);
 		free(loc);
 		return res;
+	case B_KERNEL_STRING:
+	case B_KERNEL_STRING2:
+	case B_KERNEL_STRING_N: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_string_temp(g);
+		emit(g, "rt_kread_string(c, %s, (unsigned long)%s, %s, %s, %s);", res, vals[0],
+		     b->id == B_KERNEL_STRING_N ? vals[1] : "-1", what, loc);
+		if (b->id == B_KERNEL_STRING2) {
+			/* The second argument instead of an error. */
+			emit(g, "if (c->error) {");
+			emit(g, "\tchar rt_forget[1];");
+			emit(g, "\trt_catch(c, rt_forget, sizeof(rt_forget));");
+			emit(g, "\trt_strcpy(%s, %s, %lld);", res, vals[1], g->maxstr);
+			emit(g, "}");
+		} else {
+			fail_check(g);
+		}
+		free_list(vals, count);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case B_KERNEL_LONG:
+	case B_KERNEL_INT:
+	case B_KERNEL_SHORT:
+	case B_KERNEL_CHAR:
+	case B_KERNEL_POINTER: {
+		static const int size[] = { [B_KERNEL_LONG] = 8, [B_KERNEL_INT] = 4,
+					    [B_KERNEL_SHORT] = 2, [B_KERNEL_CHAR] = 1,
+					    [B_KERNEL_POINTER] = 8 };
+		char *addr = cg_expr(g, n->list);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_kread(c, (unsigned long)%s, %d, %d, %s, %s);", res, addr, size[b->id],
+		     b->id != B_KERNEL_POINTER, what, loc);
+		fail_check(g);
+		free(addr);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
 	case B_ABS: {
 		char *v = snapshot(g, cg_expr(g, n->list), T_LONG);
 		res = xasprintf("(%s < 0 ? rt_neg(%s) : %s)", v, v, v);

@@ -96,6 +96,12 @@ void cg_data_tables(struct cg *g, struct strbuf *file, int *nmaps, int *nstats,
 /* Which globals are arrays and statistics, numbered for rt_maps and rt_stats. */
 void cg_number_data(struct cg *g);
 
+/* cg-target.c */
+char *cg_target(struct cg *g, struct node *n);       /* $var->a[i], $$parms, ... */
+char *cg_entry_value(struct cg *g, struct node *n);  /* @entry(...) in a .return body */
+/* The entry function's body: each saved value into the call's entry data. */
+void cg_entry_values(struct cg *g, struct handler *h);
+
 /* cg-builtins.c */
 char *cg_builtin(struct cg *g, struct node *n);
 

@@ -551,7 +551,9 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_VAR:
 		return var_ref(n->sym);
 	case N_TARGET:
-		return xstrdup("rt_return_value(c)");
+		return cg_target(g, n);
+	case N_ENTRY:
+		return cg_entry_value(g, n);
 	case N_CALL:
 		return cg_call(g, n);
 	case N_ASSIGN:
@@ -624,7 +626,6 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_CAST:
 	case N_ATVAR:
 	case N_AUTOCAST:
-	case N_ENTRY:
 	case N_DEFINED:
 	case N_PROBEWRITE:
 	case N_NKINDS:
@@ -1345,6 +1346,23 @@ static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 	free(name);
 }
 
+/* A .return handler's entry part: saves what its body reads at return. */
+static void cg_entry_handler(struct cg *g, struct handler *h, struct strbuf *file)
+{
+	struct strbuf body;
+	char *name = xasprintf("h%d_entry", h->index);
+	body_begin(g, name, &body);
+	emit(g, "struct h%d_entry_frame *l __attribute__((unused)) = rt_handler_frame(c, "
+		"sizeof(*l));", h->index);
+	cg_entry_values(g, h);
+	sb_puts(&body, "out: __attribute__((unused));\n");
+	emit(g, ";");
+	char *sig = xasprintf("static void h%d_entry(struct rt_context *c)", h->index);
+	body_end(g, file, sig, &body);
+	free(sig);
+	free(name);
+}
+
 static bool in_set(const struct ptrvec *v, const void *p)
 {
 	for (size_t i = 0; i < v->n; i++)
@@ -1492,12 +1510,17 @@ char *cg_translate(struct session *s)
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
 		cg_handler(&g, h, &file);
+		if (h->entry_exprs.n)
+			cg_entry_handler(&g, h, &file);
 		nlocks[i] = cg_locks(s, h, &file);
 	}
 	/* The largest frame of each kind, sized by the compiler: one union. */
 	sb_puts(&file, "\nunion rt_handler_frames {\n\tchar none;\n");
-	for (size_t i = 0; i < prog->handlers.n; i++)
+	for (size_t i = 0; i < prog->handlers.n; i++) {
 		sb_printf(&file, "\tstruct h%zu_frame h%zu;\n", i, i);
+		if (((struct handler *)prog->handlers.v[i])->entry_exprs.n)
+			sb_printf(&file, "\tstruct h%zu_entry_frame h%zu_entry;\n", i, i);
+	}
 	sb_puts(&file, "};\n\nunion rt_function_frames {\n\tchar none;\n");
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		char *name = fn_cname(prog->functions.v[i]);
@@ -1511,16 +1534,22 @@ char *cg_translate(struct session *s)
 		const struct probe *p = prog->probes.v[i];
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
 		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
+		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
+		const struct handler *h = p->handler;
+		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .text_offset = 0x%llx, "
-			  ".period_ns = %lldLL, .spread_ns = %lldLL,\n"
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .module = %s, .offset = 0x%llx, "
+			  ".text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
-			  ".from_wildcard = %d },\n",
-			  rt_kind(p->kind), pp, sym, (unsigned long long)p->text_offset, p->period_ns,
-			  p->spread_ns, p->handler->index,
-			  p->handler->index, nlocks[p->handler->index], p->optional, p->from_wildcard);
+			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu },\n",
+			  rt_kind(p->kind), pp, sym, mod, (long long)p->offset,
+			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, h->index,
+			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
+			  p->needs_regs, entry, h->entry_size);
 		free(pp);
 		free(sym);
+		free(mod);
+		free(entry);
 	}
 	if (!prog->probes.n)
 		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");

@@ -769,6 +769,14 @@ static void print_type(struct strbuf *b, enum type t)
 		sb_printf(b, ":%s", ast_type_name(t));
 }
 
+char *ast_expr_text(const struct node *n)
+{
+	struct strbuf b;
+	sb_init(&b);
+	print_expr(&b, n);
+	return sb_detach(&b);
+}
+
 void ast_print_decl(FILE *f, const struct node *d)
 {
 	struct strbuf b;

@@ -51,6 +51,7 @@ enum agg {
 };
 
 struct symbol;
+struct target_access;
 struct builtin;
 
 struct node {
@@ -84,6 +85,7 @@ struct node {
 	/* pass 2 */
 	struct symbol *sym;
 	const struct builtin *builtin;
+	struct target_access *access; /* N_TARGET, N_ENTRY, ... (pass 2) */
 };
 
 /* A name the script refers to. */
@@ -140,6 +142,8 @@ void ast_for_children(struct node *n, void (*fn)(struct node *child, void *ctx),
 void ast_print_decl(FILE *f, const struct node *decl);
 /* A probe point as script text, e.g. kernel.function("f").return (malloced). */
 char *ast_probe_point_text(const struct node *pp);
+/* An expression as script text, e.g. $p->x[2] (malloced). */
+char *ast_expr_text(const struct node *n);
 /* Quote a string as a script literal into b. */
 void ast_quote_string(struct strbuf *b, const char *s, size_t len);
 

@@ -45,5 +45,6 @@ DIAG(D_BAD_PROBE_ARG, "bad-probe-argument")
 DIAG(D_UNKNOWN_KERNEL_FUNCTION, "unknown-kernel-function")
 DIAG(D_TARGET_VARIABLE, "target-variable")
 DIAG(D_UNPROBEABLE, "unprobeable-function")
+DIAG(D_NO_DEBUGINFO, "no-debuginfo")
 /* pass 2: guru mode */
 DIAG(D_NEEDS_GURU, "needs-guru")

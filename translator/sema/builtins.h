@@ -45,6 +45,15 @@
 	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false)                                \
 	X(B_KTIME_NS, "local_clock_ns", "l:", false)                                        \
 	X(B_JIFFIES, "jiffies", "l:", false)                                                \
+	/* kernel memory, read fault-safe */                                                \
+	X(B_KERNEL_STRING, "kernel_string", "s:l", false)                                   \
+	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false)                                \
+	X(B_KERNEL_STRING_N, "kernel_string_n", "s:ll", false)                              \
+	X(B_KERNEL_LONG, "kernel_long", "l:l", false)                                       \
+	X(B_KERNEL_INT, "kernel_int", "l:l", false)                                         \
+	X(B_KERNEL_SHORT, "kernel_short", "l:l", false)                                     \
+	X(B_KERNEL_CHAR, "kernel_char", "l:l", false)                                       \
+	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false)                                 \
 	/* strings */                                                                       \
 	X(B_STRLEN, "strlen", "l:s", false)                                                 \
 	X(B_SUBSTR, "substr", "s:sll", false)                                               \

@@ -193,11 +193,12 @@ static bool same_chain(const struct ptrvec *a, const struct ptrvec *b)
 	return true;
 }
 
-/* The handler of the current chain, made on first use. */
-static struct handler *handler_for(void *arg)
+/* The handler of the current chain, made on first use; with fresh, a new
+ * copy (a body that reads target variables gets one per probe site). */
+static struct handler *handler_for(void *arg, bool fresh)
 {
 	struct deriver *d = arg;
-	for (size_t i = 0; i < d->made.n; i++) {
+	for (size_t i = 0; i < d->made.n && !fresh; i++) {
 		struct made *m = d->made.v[i];
 		if (same_chain(&m->chain, &d->chain))
 			return m->h;

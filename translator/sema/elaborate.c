@@ -16,8 +16,8 @@
  * @defined(EXPR) is decided before names are resolved, so that a branch
  * for information this probe does not have (a '$variable' it lacks) is
  * dropped and never checked, as SystemTap does: `@defined($x) ? $x : 0`.
- * Tapline reads no probe's target variables yet, so they are never
- * defined; anything else is.
+ * A target expression is defined when the probe's site resolves it (a
+ * variable in scope, members that exist); anything else is.
  */
 static void find_target(struct node *n, void *found)
 {
@@ -26,6 +26,34 @@ static void find_target(struct node *n, void *found)
 		*(bool *)found = true;
 	else
 		ast_for_children(n, find_target, found);
+}
+
+bool sema_uses_targets(struct node *n)
+{
+	bool found = false;
+	find_target(n, &found);
+	return found;
+}
+
+struct fold_ctx {
+	struct session *s;
+	struct handler *h; /* NULL in a function */
+};
+
+static void target_defined(struct node *n, void *ctx)
+{
+	struct fold_ctx *f = ((void **)ctx)[0];
+	bool *ok = ((void **)ctx)[1];
+	if (!*ok)
+		return;
+	if (n->kind == N_TARGET)
+		*ok = f->h && target_resolve(f->s, f->h, n, false, true) != NULL;
+	else if (n->kind == N_ENTRY)
+		*ok = f->h && f->h->site && f->h->is_return;
+	else if (n->kind == N_CAST || n->kind == N_ATVAR || n->kind == N_AUTOCAST)
+		*ok = false;
+	if (*ok && n->kind != N_TARGET)
+		ast_for_children(n, target_defined, ctx);
 }
 
 static bool constant(const struct node *n, long long *v)
@@ -52,10 +80,11 @@ static void fold(struct node *n, void *ctx)
 	long long a, b;
 	switch (n->kind) {
 	case N_DEFINED: {
-		bool target = false;
-		find_target(n->lhs, &target);
+		bool ok = true;
+		void *args[2] = { ctx, &ok };
+		target_defined(n->lhs, args);
 		n->kind = N_NUM;
-		n->num = !target;
+		n->num = ok;
 		n->lhs = NULL;
 		return;
 	}
@@ -157,10 +186,14 @@ int sema_elaborate(struct session *s)
 	if (errors)
 		return errors;
 	errors += probes_resolve(s);
-	for (size_t i = 0; i < s->prog.handlers.n; i++)
-		fold_defined(((struct handler *)s->prog.handlers.v[i])->body, NULL);
-	for (size_t i = 0; i < s->prog.all_functions.n; i++)
-		fold_defined(((struct symbol *)s->prog.all_functions.v[i])->decl->body, NULL);
+	for (size_t i = 0; i < s->prog.handlers.n; i++) {
+		struct fold_ctx f = { s, s->prog.handlers.v[i] };
+		fold_defined(f.h->body, &f);
+	}
+	for (size_t i = 0; i < s->prog.all_functions.n; i++) {
+		struct fold_ctx f = { s, NULL };
+		fold_defined(((struct symbol *)s->prog.all_functions.v[i])->decl->body, &f);
+	}
 	/* Probe points and types need names; checking them after a name error
 	 * would only report its consequences. */
 	if (errors)
@@ -240,7 +273,12 @@ void sema_print(const struct session *s, FILE *f)
 		const struct probe *p = prog->probes.v[i];
 		fprintf(f, "%s /* %s", p->pp_text, kind_text(p->kind));
 		if (p->symbol)
-			fprintf(f, " %s", p->symbol);
+			fprintf(f, " %s%s%s", p->module ? p->module : "", p->module ? ":" : "",
+				p->symbol);
+		if (p->offset)
+			fprintf(f, "%+lld", (long long)p->offset);
+		if (p->site && p->site->build_id)
+			fprintf(f, " (build-id %s)", p->site->build_id);
 		if (p->kind == PK_TIMER)
 			fprintf(f, " every %lld ns", p->period_ns);
 		if (p->kind == PK_TIMER && p->spread_ns)
@@ -265,4 +303,42 @@ void sema_print(const struct session *s, FILE *f)
 		}
 		fputc('\n', f);
 	}
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sema_list(const struct session *s, FILE *f)
+{
+	const struct program *prog = &s->prog;
+	char **lines = xcalloc(prog->probes.n + 1, sizeof *lines);
+	size_t n = 0;
+	for (size_t i = 0; i < prog->probes.n; i++) {
+		const struct probe *p = prog->probes.v[i];
+		struct strbuf b;
+		sb_init(&b);
+		sb_puts(&b, p->pp_text);
+		if (s->list == 2 && p->site) {
+			site_load_vars(p->site);
+			for (size_t k = 0; k < p->site->nvars; k++) {
+				const struct tvar *v = &p->site->vars[k];
+				if (p->kind == PK_KRETPROBE && !v->is_param)
+					continue;
+				sb_printf(&b, " $%s:%s", v->name, v->type->name ? v->type->name : "?");
+			}
+			const struct ctype *rt = p->site->return_type;
+			if (p->kind == PK_KRETPROBE && rt && rt->kind != CT_VOID)
+				sb_printf(&b, " $return:%s", rt->name);
+		}
+		lines[n++] = sb_detach(&b);
+	}
+	qsort(lines, n, sizeof *lines, str_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			fprintf(f, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debuginfo/dw.h"
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
 #include "sema/probes.h"
@@ -28,7 +29,8 @@ static const char *const known_shapes[] = {
 	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "timer.jiffies", "timer.ms.randomize",
 	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
-	"kprobe.function.return",
+	"kprobe.function.return", "module.function", "module.function.call",
+	"module.function.return", "module.statement",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -38,10 +40,12 @@ static const char *const families[] = {
 	"timer.hz(N)",
 	"kernel.function(\"name\")[.call|.return]",
 	"kprobe.function(\"name\")[.return]",
+	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return]",
+	"module(\"m\").statement(\"name@file:line\")",
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "module", "process", "syscall", "vfs", "kernel.trace",
+static const char *const later_families[] = { "process", "syscall", "vfs", "kernel.trace",
 					      "kernel.statement", "perf", "procfs", "netfilter",
 					      "tp_syscall", "scheduler", "ioblock", "signal",
 					      "kprobe.module", "kernel.data", "java", "python2",
@@ -75,13 +79,52 @@ static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const cha
 				       kind == PK_KRETPROBE ? ".return" : "");
 	else
 		p->pp_text = ast_probe_point_text(c->pp);
-	p->handler = c->pt->handler(c->pt->arg);
+	p->handler = c->pt->handler(c->pt->arg, false);
+	if (p->handler->site && sema_uses_targets(p->handler->body))
+		p->handler = c->pt->handler(c->pt->arg, true);
 	c->made++;
 	p->symbol = symbol ? xstrdup(symbol) : NULL;
 	if (kind == PK_TIMER)
 		p->period_ns = arg;
 	else
 		p->priority = arg;
+	p->optional = c->pt->optional;
+	pv_push(&c->s->prog.probes, p);
+	return p;
+}
+
+/*
+ * A probe placed through debug information. A body that reads target
+ * variables is compiled for one site, so each such probe gets its own
+ * copy of the handler.
+ */
+static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
+{
+	struct probe *p = xcalloc(1, sizeof *p);
+	p->kind = kind;
+	p->pp = c->pp;
+	struct strbuf b;
+	sb_init(&b);
+	sb_printf(&b, "module(\"%s\").%s(\"%s", site->object,
+		  site->is_statement ? "statement" : "function", site->function);
+	if (site->decl_file)
+		sb_printf(&b, "@%s:%d", site->decl_file, site->decl_line);
+	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : "");
+	p->pp_text = sb_detach(&b);
+	struct handler *h = c->pt->handler(c->pt->arg, false);
+	if (sema_uses_targets(h->body) && h->site)
+		h = c->pt->handler(c->pt->arg, true);
+	if (!h->site) {
+		h->site = site;
+		h->is_return = kind == PK_KRETPROBE;
+	}
+	p->handler = h;
+	c->made++;
+	p->symbol = xstrdup(site->anchor);
+	p->module = strcmp(site->object, "kernel") ? xstrdup(site->object) : NULL;
+	p->offset = site->anchor_offset;
+	p->site = site;
+	p->needs_regs = sema_uses_targets(h->body);
 	p->optional = c->pt->optional;
 	pv_push(&c->s->prog.probes, p);
 	return p;
@@ -470,6 +513,196 @@ static void kernel_function_point(struct pp_ctx *c)
 	}
 }
 
+/* --- module("m").function("f") through DWARF --- */
+
+static struct dw *debuginfo(struct session *s)
+{
+	if (!s->dw) {
+		s->debug_ix = debugfind_index(s->release, &s->debuginfo_dirs, s->debug_archive,
+					      s->verbose > 0);
+		s->dw = dw_begin(s->debug_ix, s->release, s->verbose > 0);
+	}
+	return s->dw;
+}
+
+/* "name", "name@file" or "name@file:line" */
+static bool split_function_spec(const char *spec, char **func, char **file, int *line)
+{
+	const char *at = strchr(spec, '@');
+	*file = NULL;
+	*line = 0;
+	if (!at) {
+		*func = xstrdup(spec);
+		return true;
+	}
+	*func = xstrndup(spec, (size_t)(at - spec));
+	const char *colon = strrchr(at + 1, ':');
+	if (colon) {
+		char *end;
+		long v = strtol(colon + 1, &end, 10);
+		if (*end || v <= 0)
+			return false;
+		*line = (int)v;
+		*file = xstrndup(at + 1, (size_t)(colon - at - 1));
+	} else {
+		*file = xstrdup(at + 1);
+	}
+	return **func && **file;
+}
+
+static void offer_name(const char *name, void *sg)
+{
+	suggest_offer(sg, name);
+}
+
+/* No debug information for module: where it was looked for, and what gives it. */
+static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct loc loc)
+{
+	const struct debug_index *ix = c->s->debug_ix;
+	if (why) {
+		diag_error(loc, D_NO_DEBUGINFO, "cannot use the debug information of module '%s': %s",
+			   module, why);
+		return;
+	}
+	diag_error(loc, D_NO_DEBUGINFO, "no debug information for module '%s' (kernel %s)", module,
+		   c->s->release);
+	struct strbuf b;
+	sb_init(&b);
+	for (size_t i = 0; i < ix->looked.n; i++)
+		sb_printf(&b, "%s%s", i ? "; " : "", (char *)ix->looked.v[i]);
+	diag_note(loc, "looked in: %s", b.s);
+	sb_free(&b);
+	diag_hint("for Debian's own modules install linux-image-%s-dbg and run "
+		  "'eu-make-debug-archive --kernel %s'; for a module you built, build it with -g "
+		  "and give its directory with --debuginfo-path",
+		  c->s->release, c->s->release);
+}
+
+static void module_function_point(struct pp_ctx *c)
+{
+	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
+	enum probe_kind kind = PK_KPROBE;
+	bool statement = comp_is(c, 1, "statement");
+	if (statement && c->n != 2) {
+		unknown_shape(c);
+		return;
+	}
+	if (!statement && c->n == 3 && comp_is(c, 2, "return")) {
+		kind = PK_KRETPROBE;
+	} else if (!statement && c->n == 3 && comp_is(c, 2, "inline")) {
+		diag_error(c->comps[2].loc, D_UNSUPPORTED,
+			   "'.inline' probes are not supported by Tapline yet");
+		return;
+	} else if (!statement && !(c->n == 2 || (c->n == 3 && comp_is(c, 2, "call")))) {
+		unknown_shape(c);
+		return;
+	}
+	if (!mc->arg || mc->arg->kind != N_STR) {
+		diag_error(mc->arg ? mc->arg->loc : mc->loc, D_BAD_PROBE_ARG,
+			   "'module' takes a module name in quotes, e.g. module(\"ext4\")");
+		return;
+	}
+	if (!fc->arg || fc->arg->kind != N_STR) {
+		diag_error(fc->arg ? fc->arg->loc : fc->loc, D_BAD_PROBE_ARG,
+			   "'function' takes a function name in quotes, e.g. function(\"ext4_read\")");
+		return;
+	}
+	char *func, *file;
+	struct dw_query q = { 0 };
+	if (!split_function_spec(fc->arg->str, &func, &file, &q.line)) {
+		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
+			   "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE", fc->arg->str);
+		free(func);
+		free(file);
+		return;
+	}
+	q.function = func;
+	q.file = file;
+	if (statement && (!file || !q.line)) {
+		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
+			   "a statement probe needs a file and a line: statement(\"%s@FILE:LINE\")",
+			   func);
+		free(func);
+		free(file);
+		return;
+	}
+	struct dw *d = debuginfo(c->s);
+	char *pattern = debugfind_module_name(mc->arg->str);
+	/* module("/path/to/m.ko"): that file is the module. */
+	const char *module_file = strchr(mc->arg->str, '/') ? mc->arg->str : NULL;
+	struct ptrvec modules = { 0 };
+	if (!module_file && strpbrk(pattern, "*?[")) {
+		for (size_t i = 0; i < c->s->debug_ix->n; i++)
+			if (!fnmatch(pattern, c->s->debug_ix->files[i].module, 0))
+				pv_push(&modules, c->s->debug_ix->files[i].module);
+	} else {
+		pv_push(&modules, pattern);
+	}
+	struct ptrvec sites = { 0 };
+	size_t left_out = 0;
+	bool broken = false;
+	for (size_t i = 0; i < modules.n; i++) {
+		char *why = NULL;
+		int r = statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
+				  : dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
+		if (r < 0) {
+			if (modules.n == 1 && !c->pt->optional)
+				no_debuginfo(c, modules.v[i], why, mc->arg->loc);
+			broken = true;
+		}
+		free(why);
+	}
+	if (modules.n == 0 && !c->pt->optional) {
+		diag_error(mc->arg->loc, D_NO_DEBUGINFO,
+			   "no module with debug information matches '%s'", mc->arg->str);
+		struct strbuf b;
+		sb_init(&b);
+		for (size_t i = 0; i < c->s->debug_ix->looked.n; i++)
+			sb_printf(&b, "%s%s", i ? "; " : "", (char *)c->s->debug_ix->looked.v[i]);
+		diag_note(mc->arg->loc, "looked in: %s", b.s);
+		sb_free(&b);
+	}
+	if (sites.n > MAX_WILDCARD_MATCHES) {
+		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
+			   "'%s' in '%s' matches %zu places; Tapline places at most %d probes for one "
+			   "wildcard",
+			   fc->arg->str, mc->arg->str, sites.n, MAX_WILDCARD_MATCHES);
+		diag_hint("narrow the pattern");
+		sites.n = 0;
+		broken = true;
+	}
+	for (size_t i = 0; i < sites.n; i++)
+		add_site_probe(c, kind, sites.v[i]);
+	if (c->s->verbose && left_out) {
+		char *pp = ast_probe_point_text(c->pp);
+		fprintf(stderr, "%s: %zu functions left out: only in init code (freed after loading) "
+				"or with no symbol to place a probe by\n", pp, left_out);
+		free(pp);
+	}
+	if (sites.n == 0 && !(broken && modules.n == 1) && modules.n && !c->pt->optional) {
+		if (modules.n == 1 && !left_out) {
+			diag_error(fc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "module '%s' has no function matching '%s'", (char *)modules.v[0],
+				   fc->arg->str);
+			struct suggest sg;
+			suggest_init(&sg, func);
+			dw_each_function(d, modules.v[0], offer_name, &sg);
+			suggest_hint(&sg, NULL);
+		} else {
+			diag_error(fc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "no function matching '%s' can be probed in module%s '%s'",
+				   fc->arg->str, modules.n > 1 ? "s" : "", mc->arg->str);
+			if (left_out)
+				diag_hint("run with -v to see what was left out");
+		}
+	}
+	pv_free(&modules);
+	pv_free(&sites);
+	free(pattern);
+	free(func);
+	free(file);
+}
+
 int probe_point_resolve(struct session *s, struct point *pt)
 {
 	struct pp_ctx c = { .s = s, .pt = pt, .pp = pt->pp };
@@ -491,11 +724,13 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		begin_end(&c, PK_ERROR);
 	else if (c.n == 1 && comp_is(&c, 0, "never"))
 		/* A probe that never fires: its body is still checked. */
-		pt->handler(pt->arg);
+		pt->handler(pt->arg, false);
 	else if (comp_is(&c, 0, "timer"))
 		timer(&c);
 	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
 		kernel_function_point(&c);
+	else if (comp_is(&c, 0, "module") && (comp_is(&c, 1, "function") || comp_is(&c, 1, "statement")))
+		module_function_point(&c);
 	else if (!pt->optional)
 		unknown_shape(&c);
 	/* "never" counts as resolved. */

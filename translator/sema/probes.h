@@ -14,7 +14,7 @@ struct point {
 	bool optional;                      /* it, or a point it came through, has '?' */
 	const struct ptrvec *runtime_calls; /* patterns of kernel functions a hit calls */
 	const struct ptrvec *alias_names;   /* for "did you mean" */
-	struct handler *(*handler)(void *arg);
+	struct handler *(*handler)(void *arg, bool fresh);
 	void *arg;
 };
 

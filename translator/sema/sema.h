@@ -37,7 +37,22 @@ struct symbol *sema_find_function(const struct session *s, const char *name, int
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 			   const struct symbol *v);
 
+/* Does the tree use target expressions ($var, @entry, @cast, ...)? */
+bool sema_uses_targets(struct node *n);
+
+/* targets.c: the plan for target expression n (N_TARGET) in handler h, or
+ * NULL after an error (none reported when quiet: @defined asks that way).
+ * at_entry: inside @entry(...) of a .return probe. */
+struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
+				     bool at_entry, bool quiet);
+/* Evaluate entry (an N_ENTRY, whose lhs is typed) at the function's entry,
+ * into size bytes of the call's entry data: sets entry->access. */
+void target_save_at_entry(struct handler *h, struct node *entry, size_t size);
+
 /* Print the resolved program (stap -p2). */
 void sema_print(const struct session *s, FILE *f);
+/* stap -l / -L: each concrete probe point once, sorted (with -L, its
+ * variables and their types). */
+void sema_list(const struct session *s, FILE *f);
 
 #endif

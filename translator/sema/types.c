@@ -38,6 +38,7 @@ struct checker {
 	bool unused;          /* in one of them now: nothing of it is generated */
 	struct symbol *func;  /* the function being checked, or NULL */
 	struct handler *h;    /* the probe body being checked, or NULL */
+	bool in_entry;        /* inside @entry(...): evaluated at the function's entry */
 };
 
 /* The most buckets a linear histogram may have (SystemTap's limit is alike). */
@@ -373,32 +374,86 @@ static bool all_points_return(struct checker *c, struct handler *h)
 	return true;
 }
 
+/* A target expression already resolved and failed: reported once. */
+static struct target_access failed_access;
+
+static enum type access_type(const struct target_access *a)
+{
+	switch (a->result) {
+	case TA_STRING:
+	case TA_PRETTY:
+	case TA_VARLIST:
+		return T_STRING;
+	case TA_INT:
+	case TA_ADDRESS:
+	case TA_SAVED:
+		break;
+	}
+	return T_LONG;
+}
+
 static enum type check_target(struct checker *c, struct node *n)
 {
 	for (struct node *m = n->list; m; m = m->next)
 		if (m->lhs)
 			check_expr(c, m->lhs, T_LONG);
-	if (!c->report)
-		return T_LONG;
-	if (strcmp(n->name, "return") != 0 || n->list || n->pretty || n->addr_of) {
-		diag_error(n->loc, D_TARGET_VARIABLE,
-			   "'$%s' needs type information for the probed code, which Tapline does "
-			   "not read yet",
-			   n->name);
-		diag_hint("only $return is available now");
-		return T_LONG;
-	}
 	if (!c->h) {
-		diag_error(n->loc, D_TARGET_VARIABLE, "'$return' can only be used in a probe body");
+		if (c->report)
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "'$%s' can only be used in a probe body", n->name);
 		return T_LONG;
 	}
-	c->h->uses_return = true;
-	if (!all_points_return(c, c->h)) {
-		diag_error(n->loc, D_TARGET_VARIABLE,
-			   "'$return' is only available in a '.return' probe");
-		diag_hint("probe kernel.function(\"name\").return { ... $return ... }");
+	/* Without a site, $return is the kernel probe's return register. */
+	if (!c->h->site) {
+		if (!c->report)
+			return T_LONG;
+		if (strcmp(n->name, "return") != 0 || n->list || n->pretty || n->addr_of) {
+			target_resolve(c->s, c->h, n, c->in_entry, false);
+			return T_LONG;
+		}
+		c->h->uses_return = true;
+		if (!all_points_return(c, c->h)) {
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "'$return' is only available in a '.return' probe");
+			diag_hint("probe kernel.function(\"name\").return { ... $return ... }");
+		}
+		return T_LONG;
 	}
-	return T_LONG;
+	if (!n->access)
+		n->access = target_resolve(c->s, c->h, n, c->in_entry, false);
+	if (!n->access)
+		n->access = &failed_access;
+	return access_type(n->access);
+}
+
+/* @entry(expr): expr is evaluated when the function is entered and saved
+ * per call for the .return body. */
+static enum type check_entry(struct checker *c, struct node *n)
+{
+	if (c->in_entry) {
+		if (c->report)
+			diag_error(n->loc, D_TARGET_VARIABLE, "@entry(...) inside @entry(...)");
+		return T_LONG;
+	}
+	c->in_entry = true;
+	enum type t = check_expr(c, n->lhs, T_UNKNOWN);
+	c->in_entry = false;
+	if (!c->h || !c->h->site || !c->h->is_return) {
+		if (c->report) {
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "@entry(...) is only available in a '.return' probe with debug "
+				   "information");
+			diag_hint("module(\"M\").function(\"F\").return { ... @entry($arg) ... }");
+		}
+		return t == T_STRING ? T_STRING : T_LONG;
+	}
+	if (c->report && !n->access && (t == T_LONG || t == T_STRING))
+		target_save_at_entry(c->h, n,
+				     t == T_STRING ? (size_t)c->s->limits[LIMIT_MAXSTRINGLEN] : 8);
+	else if (c->report && t != T_LONG && t != T_STRING && t != T_UNKNOWN)
+		diag_error(n->lhs->loc, D_TYPE_MISMATCH, "@entry(...) saves a number or a string, "
+			   "not %s", type_words(t));
+	return t == T_STRING ? T_STRING : T_LONG;
 }
 
 /* --- printf --- */
@@ -822,6 +877,10 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		t = T_STRING;
 		break;
 	case N_VAR:
+		if (n->sym && c->in_entry && n->sym->kind != SYM_GLOBAL && c->report)
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "@entry(...) is evaluated when the function is entered, before "
+				   "the probe's local '%s' exists", n->sym->name);
 		if (n->sym) {
 			if (!scalar_use_ok(c, n))
 				break;
@@ -862,9 +921,11 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 	case N_TARGET:
 		t = check_target(c, n);
 		break;
+	case N_ENTRY:
+		t = check_entry(c, n);
+		break;
 	case N_CAST:
 	case N_ATVAR:
-	case N_ENTRY:
 		if (n->lhs)
 			check_expr(c, n->lhs, T_UNKNOWN);
 		if (c->report) {

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Reading the probed code's state for generated code: registers of the
+ * hit, and kernel memory through copy_from_kernel_nofault, which refuses
+ * user addresses and non-canonical ones and survives unmapped pages. A
+ * read that fails ends the hit with an error naming the script
+ * expression; it never faults.
+ */
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
+
+#include "runtime.h"
+
+/* x86-64 DWARF register numbers -> offsets in struct pt_regs. */
+static const unsigned short rt_dwarf_regs[] = {
+	offsetof(struct pt_regs, ax),  offsetof(struct pt_regs, dx),  offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, bx),  offsetof(struct pt_regs, si),  offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, bp),  offsetof(struct pt_regs, sp),  offsetof(struct pt_regs, r8),
+	offsetof(struct pt_regs, r9),  offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13), offsetof(struct pt_regs, r14),
+	offsetof(struct pt_regs, r15), offsetof(struct pt_regs, ip),
+};
+
+unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc)
+{
+	struct pt_regs *regs = rt_cpu_of(c)->regs;
+
+	if (!regs) {
+		rt_failf(c, loc, NULL, "%s: this probe has no registers to read it from", what);
+		return 0;
+	}
+	if (regno < 0 || regno >= (int)ARRAY_SIZE(rt_dwarf_regs)) {
+		rt_failf(c, loc, NULL, "%s: register %d is not one Tapline reads", what, regno);
+		return 0;
+	}
+	return *(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
+}
+
+static void rt_read_failed(struct rt_context *c, unsigned long addr, rt_size size,
+			   const char *what, const char *loc)
+{
+	rt_failf(c, loc, NULL, "cannot read %lu bytes at 0x%lx for %s: bad address",
+		 (unsigned long)size, addr, what);
+}
+
+rt_long rt_kread(struct rt_context *c, unsigned long addr, int size, int is_signed,
+		 const char *what, const char *loc)
+{
+	union {
+		u8 b;
+		u16 h;
+		u32 w;
+		u64 q;
+	} v = { .q = 0 };
+
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    copy_from_kernel_nofault(&v, (const void *)addr, size)) {
+		rt_read_failed(c, addr, size, what, loc);
+		return 0;
+	}
+	switch (size) {
+	case 1:
+		return is_signed ? (rt_long)(s8)v.b : (rt_long)v.b;
+	case 2:
+		return is_signed ? (rt_long)(s16)v.h : (rt_long)v.h;
+	case 4:
+		return is_signed ? (rt_long)(s32)v.w : (rt_long)v.w;
+	}
+	return (rt_long)v.q;
+}
+
+int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
+		   const char *what, const char *loc)
+{
+	if (copy_from_kernel_nofault(dst, (const void *)addr, size)) {
+		rt_read_failed(c, addr, size, what, loc);
+		return -1;
+	}
+	return 0;
+}
+
+/* Up to the end of each page at a time: a string may end just before an
+ * unmapped page. */
+void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		     const char *what, const char *loc)
+{
+	rt_size room = rt_script.maxstringlen - 1, got = 0;
+
+	if (max >= 0 && (rt_size)max < room)
+		room = (rt_size)max;
+	while (got < room) {
+		rt_size chunk = min_t(rt_size, room - got, PAGE_SIZE - ((addr + got) & (PAGE_SIZE - 1)));
+		char *nul;
+
+		if (copy_from_kernel_nofault(dst + got, (const void *)(addr + got), chunk)) {
+			dst[0] = 0;
+			rt_read_failed(c, addr + got, chunk, what, loc);
+			return;
+		}
+		nul = memchr(dst + got, 0, chunk);
+		if (nul)
+			return;
+		got += chunk;
+	}
+	dst[got] = 0;
+}
+
+char *rt_entry_data(struct rt_context *c)
+{
+	return rt_cpu_of(c)->entry_data;
+}

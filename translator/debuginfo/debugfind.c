@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Finding debug files (debugfind.h). Archives are listed through libelf's
+ * archive reader (member names only: nothing is decompressed or parsed);
+ * loose files by walking their directories once.
+ */
+#include <dirent.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "debuginfo/debugfind.h"
+
+char *debugfind_module_name(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	char *name = xstrdup(base);
+	static const char *const suffixes[] = { ".debug", ".ko" };
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t n = strlen(name), k = strlen(suffixes[i]);
+		if (n > k && !strcmp(name + n - k, suffixes[i]))
+			name[n - k] = 0;
+	}
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static void add_file(struct debug_index *ix, size_t *cap, const char *module, const char *path,
+		     const char *member)
+{
+	if (debugfind(ix, module))
+		return;
+	if (ix->n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		ix->files = xrealloc(ix->files, *cap * sizeof *ix->files);
+	}
+	ix->files[ix->n++] = (struct debug_file){ xstrdup(module), xstrdup(path),
+						  member ? xstrdup(member) : NULL };
+}
+
+static void looked(struct debug_index *ix, const char *path, const char *what)
+{
+	pv_push(&ix->looked, xasprintf("%s (%s)", path, what));
+}
+
+static void add_archive(struct debug_index *ix, size_t *cap, const char *path, const char *dep,
+			bool verbose)
+{
+	struct stat st, dst;
+	if (stat(path, &st) != 0) {
+		looked(ix, path, "no such archive");
+		return;
+	}
+	if (dep && stat(dep, &dst) == 0 && st.st_mtime < dst.st_mtime) {
+		fprintf(stderr,
+			"stap: warning: skipping the debug archive %s: it is older than %s, so "
+			"the modules may have changed since it was made\n",
+			path, dep);
+		fprintf(stderr, "stap: hint: remake it with eu-make-debug-archive --kernel --force\n");
+		looked(ix, path, "stale: older than modules.dep");
+		return;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *ar = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!ar || elf_kind(ar) != ELF_K_AR) {
+		fprintf(stderr, "stap: warning: skipping the debug archive %s: not an ar archive (%s)\n",
+			path, fd < 0 ? "cannot open it" : elf_errmsg(-1));
+		looked(ix, path, "not an ar archive");
+		if (ar)
+			elf_end(ar);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	size_t before = ix->n;
+	Elf_Cmd cmd = ELF_C_READ_MMAP;
+	Elf *m;
+	while ((m = elf_begin(fd, cmd, ar)) != NULL) {
+		Elf_Arhdr *h = elf_getarhdr(m);
+		/* "/" and "//" are the archive's own symbol and name tables. */
+		if (h && h->ar_name[0] != '/') {
+			char *name = debugfind_module_name(h->ar_name);
+			add_file(ix, cap, name, path, h->ar_name);
+			free(name);
+		}
+		cmd = elf_next(m);
+		elf_end(m);
+	}
+	elf_end(ar);
+	close(fd);
+	looked(ix, path, "an archive");
+	if (verbose)
+		fprintf(stderr, "Debug archive %s: %zu modules\n", path, ix->n - before);
+}
+
+static bool is_module_file(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 3 && !strcmp(name + n - 3, ".ko")) ||
+	       (n > 9 && !strcmp(name + n - 9, ".ko.debug"));
+}
+
+static void walk(struct debug_index *ix, size_t *cap, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = path_join(dir, e->d_name);
+		if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && is_dir(path))) {
+			if (depth < 12)
+				walk(ix, cap, path, depth + 1);
+		} else if (is_module_file(e->d_name)) {
+			char *name = debugfind_module_name(e->d_name);
+			add_file(ix, cap, name, path, NULL);
+			free(name);
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+static void add_dir(struct debug_index *ix, size_t *cap, const char *dir)
+{
+	if (!is_dir(dir)) {
+		looked(ix, dir, "no such directory");
+		return;
+	}
+	size_t before = ix->n;
+	walk(ix, cap, dir, 0);
+	char *what = xasprintf("%zu module files", ix->n - before);
+	looked(ix, dir, what);
+	free(what);
+}
+
+struct debug_index *debugfind_index(const char *release, const struct ptrvec *dirs,
+				    const char *archive, bool verbose)
+{
+	struct debug_index *ix = xcalloc(1, sizeof *ix);
+	ix->release = xstrdup(release);
+	size_t cap = 0;
+	elf_version(EV_CURRENT);
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", release);
+	char *a1 = xasprintf("/lib/modules/%s/debug.a", release);
+	char *a2 = xasprintf("/usr/lib/debug/lib/modules/%s/debug.a", release);
+	add_archive(ix, &cap, a1, dep, verbose);
+	add_archive(ix, &cap, a2, dep, verbose);
+	if (archive)
+		add_archive(ix, &cap, archive, NULL, verbose);
+	for (size_t i = 0; dirs && i < dirs->n; i++)
+		add_dir(ix, &cap, dirs->v[i]);
+	char *loose = xasprintf("/usr/lib/debug/lib/modules/%s", release);
+	add_dir(ix, &cap, loose);
+	free(loose);
+	free(a1);
+	free(a2);
+	free(dep);
+	return ix;
+}
+
+const struct debug_file *debugfind(const struct debug_index *ix, const char *module)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		if (!strcmp(ix->files[i].module, module))
+			return &ix->files[i];
+	return NULL;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct debug_file *)a)->module, ((const struct debug_file *)b)->module);
+}
+
+/* modules.dep lines are "kernel/fs/ext4/ext4.ko: DEPS...": read once. */
+static void read_installed(struct debug_index *ix)
+{
+	ix->installed_read = true;
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", ix->release);
+	FILE *f = fopen(dep, "re");
+	free(dep);
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (ix->ninstalled == n) {
+			n = n ? 2 * n : 1024;
+			ix->installed = xrealloc(ix->installed, n * sizeof *ix->installed);
+		}
+		ix->installed[ix->ninstalled++] = (struct debug_file){
+			debugfind_module_name(line),
+			line[0] == '/' ? xstrdup(line) : xasprintf("/lib/modules/%s/%s", ix->release, line),
+			NULL
+		};
+	}
+	free(line);
+	fclose(f);
+	qsort(ix->installed, ix->ninstalled, sizeof *ix->installed, file_cmp);
+}
+
+const char *debugfind_installed(struct debug_index *ix, const char *module)
+{
+	if (!ix->installed_read)
+		read_installed(ix);
+	struct debug_file key = { (char *)module, NULL, NULL };
+	const struct debug_file *f =
+		bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);
+	return f ? f->path : NULL;
+}
+
+/* The GNU build-id note of an ELF file (lowercase hex), or NULL. */
+char *debugfind_build_id(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	char *id = NULL;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn && !id;
+	     scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
+				id = xmalloc(2 * nh.n_descsz + 1);
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					sprintf(id + 2 * i, "%02x", d[i]);
+				break;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return id;
+}
+
+/* Does the ELF file carry DWARF (.debug_info)? */
+bool debugfind_has_dwarf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	bool has = false;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !has; scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr sh;
+			const char *name;
+			has = gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+			      (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			      !strcmp(name, ".debug_info");
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return has;
+}
+
+static int progress(debuginfod_client *client, long done, long total)
+{
+	const char *what = debuginfod_get_user_data(client);
+	if (total > 0)
+		fprintf(stderr, "\rstap: downloading the debug information of %s: %ld of %ld KiB", what,
+			done / 1024, total / 1024);
+	else
+		fprintf(stderr, "\rstap: downloading the debug information of %s: %ld KiB", what,
+			done / 1024);
+	return 0;
+}
+
+char *debugfind_debuginfod(struct debug_index *ix, const char *build_id, const char *what)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (!urls || !*urls) {
+		pv_push(&ix->looked, xstrdup("debuginfod (DEBUGINFOD_URLS is not set)"));
+		return NULL;
+	}
+	debuginfod_client *client = debuginfod_begin();
+	if (!client)
+		return NULL;
+	debuginfod_set_user_data(client, (void *)what);
+	if (isatty(2))
+		debuginfod_set_progressfn(client, progress);
+	char *path = NULL;
+	int fd = debuginfod_find_debuginfo(client, (const unsigned char *)build_id, 0, &path);
+	if (isatty(2))
+		fputc('\n', stderr);
+	char *note = fd >= 0 ? xasprintf("debuginfod %s (found build-id %s)", urls, build_id)
+			     : xasprintf("debuginfod %s (build-id %s: %s)", urls, build_id,
+					 strerror(-fd));
+	pv_push(&ix->looked, note);
+	if (fd >= 0)
+		close(fd);
+	else {
+		free(path);
+		path = NULL;
+	}
+	debuginfod_end(client);
+	return path;
+}

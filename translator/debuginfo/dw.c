@@ -1,0 +1,1296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * DWARF through libdwfl (dw.h). Each module's debug file (a loose file, or
+ * a member of an offline archive) is reported to one offline Dwfl; libdwfl
+ * lays out and relocates its sections. Addresses are kept two ways:
+ * DWARF's own (dwarf_* calls, unbiased) for everything read from the DIEs,
+ * and section-relative (through dwfl_module_relocate_address, after adding
+ * the module's bias) for where a probe goes, which is the same whether the
+ * file came from an archive or not.
+ *
+ * A probe goes at the function's entry address. There the x86-64 ABI
+ * fixes the canonical frame address (rsp + 8), so frame-based locations
+ * need no call frame information.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo/dw.h"
+
+/* A function symbol of a module: where the kernel's kallsyms will find it. */
+struct dw_sym {
+	const char *name;
+	const char *section; /* its section's name */
+	uint64_t offset;     /* from the section's start */
+	bool unique;         /* the only symbol of this name in the module */
+};
+
+struct dw_section {
+	char *name;
+	uint64_t addr, size;
+};
+
+/* Types by DIE offset. */
+struct type_slot {
+	uint64_t key;
+	struct ctype *t;
+};
+
+struct dw_obj {
+	struct dw *d;
+	char *name;
+	char *file;          /* for messages: "PATH" or "ARCHIVE(MEMBER)" */
+	Dwfl_Module *mod;
+	Dwarf *dbg;
+	Dwarf_Addr bias;
+	char *build_id;
+	char *why;           /* why it cannot be used, or NULL */
+	struct dw_sym *syms;
+	size_t nsyms;
+	/* A file whose sections were already given addresses (eu-unstrip -R,
+	 * as archive members are made): DWARF's addresses are those, and these
+	 * are its code sections as the file has them (libdwfl changes the
+	 * addresses in its copy of the headers when it lays the module out). */
+	bool laid_out;
+	struct dw_section *secs;
+	size_t nsecs;
+	struct type_slot *types;
+	size_t ntypes, types_cap;
+	struct type_source src;
+};
+
+struct dw {
+	struct debug_index *ix;
+	const char *release;
+	bool verbose;
+	Dwfl *dwfl;
+	struct ptrvec objs;      /* struct dw_obj * */
+	struct ptrvec archives;  /* archive paths already reported */
+	struct ptrvec layouts;   /* struct archive_layouts *: their members' sections */
+};
+
+static char *debuginfo_path = NULL;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct dw *dw_begin(struct debug_index *ix, const char *release, bool verbose)
+{
+	struct dw *d = xcalloc(1, sizeof *d);
+	d->ix = ix;
+	d->release = release;
+	d->verbose = verbose;
+	return d;
+}
+
+static char *hex(const unsigned char *p, int n)
+{
+	char *s = xmalloc((size_t)n * 2 + 1);
+	for (int i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	return s;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dw_sym *)a)->name, ((const struct dw_sym *)b)->name);
+}
+
+static const char *section_name(Elf *elf, size_t shndx)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	return elf_strptr(elf, shstrndx, sh.sh_name);
+}
+
+/* The code sections of one ET_REL file as it is on disk. */
+struct layout {
+	char *member;        /* in an archive, else NULL */
+	bool laid_out;       /* its sections have addresses already */
+	struct dw_section *secs;
+	size_t nsecs;
+};
+
+static void read_sections(Elf *elf, struct layout *lay)
+{
+	size_t shstrndx, cap = 0;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || eh.e_type != ET_REL || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		lay->laid_out |= sh.sh_addr != 0;
+		if (!(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (lay->nsecs == cap) {
+			cap = cap ? 2 * cap : 8;
+			lay->secs = xrealloc(lay->secs, cap * sizeof *lay->secs);
+		}
+		lay->secs[lay->nsecs++] = (struct dw_section){ xstrdup(name ? name : "?"), sh.sh_addr,
+							       sh.sh_size };
+	}
+}
+
+/* Every member's layout of an archive, read once (libdwfl's copies of the
+ * headers no longer say where the sections were). */
+struct archive_layouts {
+	char *path;
+	struct layout *v;
+	size_t n;
+};
+
+static const struct layout *archive_layout(struct dw *d, const char *path, const char *member)
+{
+	struct archive_layouts *al = NULL;
+	for (size_t i = 0; i < d->layouts.n && !al; i++)
+		if (!strcmp(((struct archive_layouts *)d->layouts.v[i])->path, path))
+			al = d->layouts.v[i];
+	if (!al) {
+		al = xcalloc(1, sizeof *al);
+		al->path = xstrdup(path);
+		pv_push(&d->layouts, al);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		Elf *ar = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		Elf_Cmd cmd = ELF_C_READ_MMAP;
+		Elf *m;
+		size_t cap = 0;
+		while (ar && (m = elf_begin(fd, cmd, ar)) != NULL) {
+			Elf_Arhdr *h = elf_getarhdr(m);
+			if (h && h->ar_name[0] != '/') {
+				if (al->n == cap) {
+					cap = cap ? 2 * cap : 64;
+					al->v = xrealloc(al->v, cap * sizeof *al->v);
+				}
+				struct layout *lay = &al->v[al->n++];
+				*lay = (struct layout){ .member = xstrdup(h->ar_name) };
+				read_sections(m, lay);
+			}
+			cmd = elf_next(m);
+			elf_end(m);
+		}
+		if (ar)
+			elf_end(ar);
+		if (fd >= 0)
+			close(fd);
+	}
+	for (size_t i = 0; i < al->n; i++)
+		if (!strcmp(al->v[i].member, member))
+			return &al->v[i];
+	return NULL;
+}
+
+static void read_layout(struct dw_obj *o, const struct debug_file *f)
+{
+	const struct layout *lay = NULL;
+	struct layout own = { 0 };
+	if (f->member) {
+		lay = archive_layout(o->d, f->path, f->member);
+	} else {
+		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		if (elf) {
+			read_sections(elf, &own);
+			elf_end(elf);
+		}
+		if (fd >= 0)
+			close(fd);
+		lay = &own;
+	}
+	if (!lay)
+		return;
+	o->laid_out = lay->laid_out;
+	o->secs = lay->secs;
+	o->nsecs = lay->nsecs;
+}
+
+/*
+ * A DWARF address as a section and an offset in it, which is what stays
+ * the same however the module is laid out. libdwfl relocates a plain
+ * module's DWARF into its own layout; an archive member arrives with its
+ * sections already placed, and its DWARF says those addresses.
+ */
+static const char *dwarf_to_section(struct dw_obj *o, Dwarf_Addr pc, uint64_t *off)
+{
+	if (!o->laid_out) {
+		Dwarf_Addr a = pc + o->bias;
+		int sec = dwfl_module_relocate_address(o->mod, &a);
+		if (sec < 0)
+			return NULL;
+		*off = a;
+		return dwfl_module_relocation_info(o->mod, (unsigned)sec, NULL);
+	}
+	for (size_t i = 0; i < o->nsecs; i++) {
+		const struct dw_section *sc = &o->secs[i];
+		if (pc >= sc->addr && pc < sc->addr + sc->size) {
+			*off = pc - sc->addr;
+			return sc->name;
+		}
+	}
+	return NULL;
+}
+
+/* The module's function symbols, each marked unique or not. A module is
+ * ET_REL: a symbol's value is its offset in its section. */
+static void read_symbols(struct dw_obj *o)
+{
+	int n = dwfl_module_getsymtab(o->mod);
+	if (n <= 0)
+		return;
+	o->syms = xcalloc((size_t)n, sizeof *o->syms);
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Word shndx;
+		Elf *elf;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, &shndx, &elf, NULL);
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || shndx == SHN_UNDEF ||
+		    !elf)
+			continue;
+		const char *sec = section_name(elf, shndx);
+		if (!sec)
+			continue;
+		o->syms[o->nsyms++] = (struct dw_sym){ name, sec, sym.st_value, true };
+	}
+	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
+	for (size_t i = 1; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, o->syms[i - 1].name))
+			o->syms[i].unique = o->syms[i - 1].unique = false;
+}
+
+static bool report_archive(struct dw *d, const char *path)
+{
+	for (size_t i = 0; i < d->archives.n; i++)
+		if (!strcmp(d->archives.v[i], path))
+			return true;
+	pv_push(&d->archives, xstrdup(path));
+	dwfl_report_begin_add(d->dwfl);
+	Dwfl_Module *m = dwfl_report_offline(d->dwfl, path, path, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	return m != NULL;
+}
+
+struct find_ctx {
+	const char *want;
+	Dwfl_Module *found;
+};
+
+static int find_module_cb(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct find_ctx *f = arg;
+	/* An archive member is reported as "ARCHIVE:MEMBER". */
+	const char *colon = strrchr(name, ':');
+	char *norm = debugfind_module_name(colon ? colon + 1 : name);
+	if (!strcmp(norm, f->want))
+		f->found = m;
+	free(norm);
+	return f->found ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* Report one debug file (or archive member) for o; false with o->why. */
+static bool attach(struct dw_obj *o, const struct debug_file *f)
+{
+	struct dw *d = o->d;
+	free(o->file);
+	o->file = f->member ? xasprintf("%s(%s)", f->path, f->member) : xstrdup(f->path);
+	if (f->member) {
+		if (!report_archive(d, f->path)) {
+			o->why = xasprintf("libdwfl cannot read the archive: %s", dwfl_errmsg(-1));
+			return false;
+		}
+		struct find_ctx fc = { o->name, NULL };
+		dwfl_getmodules(d->dwfl, find_module_cb, &fc, 0);
+		o->mod = fc.found;
+	} else {
+		dwfl_report_begin_add(d->dwfl);
+		o->mod = dwfl_report_offline(d->dwfl, o->name, f->path, -1);
+		dwfl_report_end(d->dwfl, NULL, NULL);
+	}
+	if (!o->mod) {
+		o->why = xasprintf("libdwfl cannot read it: %s", dwfl_errmsg(-1));
+		return false;
+	}
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(o->mod, &id, &vaddr);
+	free(o->build_id);
+	o->build_id = n > 0 ? hex(id, n) : NULL;
+	GElf_Addr ebias;
+	Elf *elf = dwfl_module_getelf(o->mod, &ebias);
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL) {
+		o->why = xstrdup("it is not a kernel module (an ET_REL file)");
+		return false;
+	}
+	read_layout(o, f);
+	read_symbols(o);
+	return true;
+}
+
+/*
+ * The debug information of module, in this order: the module file itself
+ * when it was named by path and carries DWARF; what debugfind found
+ * (archives, then loose files), unless its build-id differs from the
+ * module's; then debuginfod, by the module's build-id.
+ */
+static struct dw_obj *open_obj(struct dw *d, const char *module, const char *module_file)
+{
+	for (size_t i = 0; i < d->objs.n; i++) {
+		struct dw_obj *o = d->objs.v[i];
+		if (!strcmp(o->name, module))
+			return o;
+	}
+	if (!d->dwfl) {
+		d->dwfl = dwfl_begin(&offline_callbacks);
+		if (!d->dwfl)
+			fatal("libdwfl: %s", dwfl_errmsg(-1));
+	}
+	struct dw_obj *o = xcalloc(1, sizeof *o);
+	o->d = d;
+	o->name = xstrdup(module);
+	const char *inst = debugfind_installed(d->ix, module);
+	char *installed = module_file ? xstrdup(module_file) : inst ? xstrdup(inst) : NULL;
+	char *want = installed ? debugfind_build_id(installed) : NULL;
+	const struct debug_file *f = debugfind(d->ix, module);
+	struct debug_file own = { o->name, installed, NULL };
+	bool ok = false;
+	if (module_file && debugfind_has_dwarf(module_file)) {
+		ok = attach(o, &own);
+	} else if (f) {
+		ok = attach(o, f);
+		if (ok && want && o->build_id && strcmp(want, o->build_id)) {
+			fprintf(stderr,
+				"stap: warning: skipping %s: its build-id %s is not the build-id %s of "
+				"the module %s\n",
+				o->file, o->build_id, want, installed);
+			pv_push(&d->ix->looked, xasprintf("%s (stale: build-id %s, the module has %s)",
+							  o->file, o->build_id, want));
+			ok = false;
+			o->why = xasprintf("its build-id %s differs from the module's %s (%s)",
+					   o->build_id, want, installed);
+		}
+	}
+	if (!ok && want) {
+		char *path = debugfind_debuginfod(d->ix, want, module);
+		if (path) {
+			free(o->why);
+			o->why = NULL;
+			struct debug_file got = { o->name, path, NULL };
+			ok = attach(o, &got);
+			free(path);
+		}
+	}
+	free(installed);
+	free(want);
+	if (!ok && !o->why && !o->mod) {
+		free(o->name);
+		free(o->file);
+		free(o);
+		return NULL;
+	}
+	pv_push(&d->objs, o);
+	if (ok && d->verbose)
+		fprintf(stderr, "Debuginfo of %s: %s (build-id %s)\n", module, o->file,
+			o->build_id ? o->build_id : "unknown");
+	return o;
+}
+
+/* --- types --- */
+
+static void complete_type(struct ctype *t);
+
+static struct ctype **type_slot(struct dw_obj *o, uint64_t key)
+{
+	if (2 * (o->ntypes + 1) > o->types_cap) {
+		size_t cap = o->types_cap ? 2 * o->types_cap : 256;
+		struct type_slot *old = o->types;
+		size_t oldcap = o->types_cap;
+		o->types = xcalloc(cap, sizeof *o->types);
+		o->types_cap = cap;
+		o->ntypes = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].t)
+				*type_slot(o, old[i].key) = old[i].t;
+		free(old);
+	}
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (o->types_cap - 1);
+	while (o->types[i].t && o->types[i].key != key)
+		i = (i + 1) & (o->types_cap - 1);
+	if (!o->types[i].t) {
+		o->types[i].key = key;
+		o->ntypes++;
+	}
+	return &o->types[i].t;
+}
+
+static uint64_t die_udata(Dwarf_Die *die, unsigned attr, uint64_t dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr_integrate(die, attr, &a) || dwarf_formudata(&a, &w) != 0)
+		return dflt;
+	return w;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+}
+
+static struct ctype *dw_type(struct dw_obj *o, Dwarf_Die *die);
+
+static struct ctype *new_type(struct dw_obj *o, Dwarf_Die *die, enum ctype_kind kind)
+{
+	struct ctype *t = xcalloc(1, sizeof *t);
+	t->kind = kind;
+	t->src = &o->src;
+	t->key = dwarf_dieoffset(die);
+	t->complete = true; /* unless a kind below fills parts later */
+	*type_slot(o, t->key) = t;
+	return t;
+}
+
+static char *tag_name(const char *kw, Dwarf_Die *die)
+{
+	const char *n = dwarf_diename(die);
+	return n ? xasprintf("%s %s", kw, n) : xasprintf("%s <anonymous>", kw);
+}
+
+/* A declaration-only struct: its definition, found by name in any unit. */
+static bool find_definition(struct dw_obj *o, Dwarf_Die *decl, Dwarf_Die *out)
+{
+	const char *name = dwarf_diename(decl);
+	int tag = dwarf_tag(decl);
+	if (!name)
+		return false;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) == tag && !dwarf_hasattr(&child, DW_AT_declaration)) {
+					const char *n = dwarf_diename(&child);
+					if (n && !strcmp(n, name)) {
+						*out = child;
+						return true;
+					}
+				}
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	return false;
+}
+
+static struct ctype *dw_type(struct dw_obj *o, Dwarf_Die *die)
+{
+	if (!die) {
+		static struct ctype void_type = { .kind = CT_VOID, .name = "void", .complete = true };
+		return &void_type;
+	}
+	struct ctype **slot = type_slot(o, dwarf_dieoffset(die));
+	if (*slot)
+		return *slot;
+	Dwarf_Die inner, *ip;
+	struct ctype *t;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_typedef:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		/* Seen through: the model has no qualifiers. */
+		ip = die_type(die, &inner) ? &inner : NULL;
+		t = dw_type(o, ip);
+		*type_slot(o, dwarf_dieoffset(die)) = t;
+		return t;
+	case DW_TAG_base_type: {
+		t = new_type(o, die, CT_INT);
+		t->size = die_udata(die, DW_AT_byte_size, 0);
+		uint64_t enc = die_udata(die, DW_AT_encoding, 0);
+		t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char;
+		t->is_bool = enc == DW_ATE_boolean;
+		const char *n = dwarf_diename(die);
+		t->name = xstrdup(n ? n : "int");
+		return t;
+	}
+	case DW_TAG_enumeration_type:
+		t = new_type(o, die, CT_ENUM);
+		t->size = die_udata(die, DW_AT_byte_size, 4);
+		t->name = tag_name("enum", die);
+		t->is_signed = true;
+		if (die_type(die, &inner)) {
+			struct ctype *u = dw_type(o, &inner);
+			t->is_signed = u->is_signed;
+		}
+		t->complete = false;
+		return t;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: {
+		t = new_type(o, die, CT_PTR);
+		t->size = die_udata(die, DW_AT_byte_size, 8);
+		ip = die_type(die, &inner) ? &inner : NULL;
+		t->target = dw_type(o, ip);
+		/* As SystemTap's -L writes them: "struct file*", "char**". */
+		t->name = xasprintf("%s*", t->target->name ? t->target->name : "void");
+		return t;
+	}
+	case DW_TAG_array_type: {
+		t = new_type(o, die, CT_ARRAY);
+		ip = die_type(die, &inner) ? &inner : NULL;
+		struct ctype *elem = dw_type(o, ip);
+		/* int a[2][3]: subranges outermost first; build from the last. */
+		Dwarf_Die sub;
+		uint64_t counts[8];
+		int nd = 0;
+		if (dwarf_child(die, &sub) == 0) {
+			do {
+				if (dwarf_tag(&sub) != DW_TAG_subrange_type || nd == 8)
+					continue;
+				uint64_t c = die_udata(&sub, DW_AT_count, 0);
+				if (!c && dwarf_hasattr(&sub, DW_AT_upper_bound)) {
+					Dwarf_Attribute a;
+					Dwarf_Sword ub;
+					if (dwarf_attr(&sub, DW_AT_upper_bound, &a) &&
+					    dwarf_formsdata(&a, &ub) == 0 && ub >= 0)
+						c = (uint64_t)ub + 1;
+				}
+				counts[nd++] = c;
+			} while (dwarf_siblingof(&sub, &sub) == 0);
+		}
+		if (nd == 0)
+			counts[nd++] = 0;
+		for (int i = nd - 1; i > 0; i--) {
+			struct ctype *a = xcalloc(1, sizeof *a);
+			a->kind = CT_ARRAY;
+			a->complete = true;
+			a->target = elem;
+			a->count = counts[i];
+			a->size = elem->size * counts[i];
+			a->name = xasprintf("%s[%llu]", elem->name, (unsigned long long)counts[i]);
+			elem = a;
+		}
+		t->target = elem;
+		t->count = counts[0];
+		t->size = elem->size * counts[0];
+		t->name = xasprintf("%s[%llu]", elem->name, (unsigned long long)counts[0]);
+		return t;
+	}
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type: {
+		bool is_union = dwarf_tag(die) == DW_TAG_union_type;
+		Dwarf_Die def;
+		if (dwarf_hasattr(die, DW_AT_declaration) && find_definition(o, die, &def)) {
+			t = dw_type(o, &def);
+			*type_slot(o, dwarf_dieoffset(die)) = t;
+			return t;
+		}
+		t = new_type(o, die, is_union ? CT_UNION : CT_STRUCT);
+		t->size = die_udata(die, DW_AT_byte_size, 0);
+		t->name = tag_name(is_union ? "union" : "struct", die);
+		t->complete = false;
+		return t;
+	}
+	case DW_TAG_subroutine_type:
+		t = new_type(o, die, CT_FUNC);
+		t->name = xstrdup("function");
+		return t;
+	default:
+		t = new_type(o, die, CT_VOID);
+		t->name = xstrdup("void");
+		return t;
+	}
+}
+
+static void complete_members(struct dw_obj *o, struct ctype *t, Dwarf_Die *die)
+{
+	Dwarf_Die m;
+	size_t cap = 0;
+	if (dwarf_child(die, &m) != 0)
+		return;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		Dwarf_Die ty;
+		struct cmember cm = { 0 };
+		const char *n = dwarf_diename(&m);
+		cm.name = n ? xstrdup(n) : NULL;
+		cm.type = dw_type(o, die_type(&m, &ty) ? &ty : NULL);
+		uint64_t byte = 0;
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &w) == 0)
+			byte = w;
+		uint64_t bits = die_udata(&m, DW_AT_bit_size, 0);
+		if (bits) {
+			uint64_t at; /* bits from the start of the aggregate, little-endian */
+			if (dwarf_hasattr(&m, DW_AT_data_bit_offset)) {
+				at = die_udata(&m, DW_AT_data_bit_offset, 0);
+			} else {
+				/* DWARF 2/3: counted from the most significant bit of the unit. */
+				uint64_t unit = die_udata(&m, DW_AT_byte_size, cm.type->size);
+				uint64_t msb = die_udata(&m, DW_AT_bit_offset, 0);
+				at = byte * 8 + unit * 8 - msb - bits;
+			}
+			cm.offset = at / 8;
+			cm.bit_offset = (int)(at % 8);
+			cm.bit_size = (int)bits;
+		} else {
+			cm.offset = byte;
+		}
+		if (t->nmembers == cap) {
+			cap = cap ? 2 * cap : 8;
+			t->members = xrealloc(t->members, cap * sizeof *t->members);
+		}
+		t->members[t->nmembers++] = cm;
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+static void complete_enum(struct ctype *t, Dwarf_Die *die)
+{
+	Dwarf_Die e;
+	size_t cap = 0;
+	if (dwarf_child(die, &e) != 0)
+		return;
+	do {
+		if (dwarf_tag(&e) != DW_TAG_enumerator)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Sword v = 0;
+		Dwarf_Word u;
+		if (dwarf_attr(&e, DW_AT_const_value, &a)) {
+			if (t->is_signed)
+				dwarf_formsdata(&a, &v);
+			else if (dwarf_formudata(&a, &u) == 0)
+				v = (Dwarf_Sword)u;
+		}
+		if (t->nenums == cap) {
+			cap = cap ? 2 * cap : 8;
+			t->enums = xrealloc(t->enums, cap * sizeof *t->enums);
+		}
+		const char *n = dwarf_diename(&e);
+		t->enums[t->nenums++] = (struct cenum){ xstrdup(n ? n : "?"), v };
+	} while (dwarf_siblingof(&e, &e) == 0);
+}
+
+static void complete_type(struct ctype *t)
+{
+	struct dw_obj *o = t->src->ctx;
+	Dwarf_Die die;
+	if (!dwarf_offdie(o->dbg, t->key, &die))
+		return;
+	if (t->kind == CT_STRUCT || t->kind == CT_UNION)
+		complete_members(o, t, &die);
+	else if (t->kind == CT_ENUM)
+		complete_enum(t, &die);
+}
+
+/* --- locations --- */
+
+struct loc_builder {
+	struct tloc *l;
+	size_t cap;
+};
+
+static void emit(struct loc_builder *b, enum tloc_op_kind k, int64_t arg)
+{
+	if (b->l->nops == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 4;
+		b->l->ops = xrealloc(b->l->ops, b->cap * sizeof *b->l->ops);
+	}
+	b->l->ops[b->l->nops++] = (struct tloc_op){ k, arg };
+}
+
+static void unusable(struct tloc *l, const char *what, unsigned op)
+{
+	free(l->ops);
+	l->ops = NULL;
+	l->nops = 0;
+	l->kind = TL_NONE;
+	l->why = xasprintf("%s (DWARF operation 0x%x)", what, op);
+}
+
+/* Where a location is evaluated. */
+struct where {
+	struct dw_obj *o;
+	Dwarf_Die *func;
+	Dwarf_Addr pc;       /* DWARF's address */
+	bool at_entry;       /* pc is the function's entry */
+};
+
+/*
+ * The canonical frame address at pc. At the function's entry it is
+ * rsp + 8 (only the return address was pushed); elsewhere the call frame
+ * information says (.debug_frame, or .eh_frame).
+ */
+static bool emit_cfa(struct loc_builder *b, const struct where *w)
+{
+	if (w->at_entry) {
+		emit(b, LO_REG, 7);
+		emit(b, LO_PLUS, 8);
+		return true;
+	}
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwarf_getcfi(w->o->dbg);
+	Dwarf_Frame *frame = NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, w->pc, &frame) != 0) {
+		cfi = dwfl_module_eh_cfi(w->o->mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, w->pc + bias, &frame) != 0)
+			return false;
+	}
+	Dwarf_Op *ops;
+	size_t n;
+	bool ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom >= DW_OP_breg0 &&
+		  ops[0].atom <= DW_OP_breg31;
+	if (ok) {
+		emit(b, LO_REG, ops[0].atom - DW_OP_breg0);
+		emit(b, LO_PLUS, (int64_t)ops[0].number);
+	}
+	free(frame);
+	return ok;
+}
+
+/* The frame base of the function (DW_AT_frame_base) at pc. */
+static bool emit_frame_base(struct loc_builder *b, const struct where *w)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!dwarf_attr_integrate(w->func, DW_AT_frame_base, &a) ||
+	    dwarf_getlocation_addr(&a, w->pc, &ops, &n, 1) != 1 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa)
+		return emit_cfa(b, w);
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		emit(b, LO_REG, ops[0].atom - DW_OP_breg0);
+		emit(b, LO_PLUS, (int64_t)ops[0].number);
+		return true;
+	}
+	return false;
+}
+
+/* One DWARF expression (without pieces) into l. */
+static void translate_ops(struct tloc *l, struct loc_builder *b, Dwarf_Attribute *attr,
+			  Dwarf_Op *ops, size_t n, const struct where *w)
+{
+	l->kind = TL_MEMORY;
+	for (size_t i = 0; i < n; i++) {
+		unsigned op = ops[i].atom;
+		if (op >= DW_OP_reg0 && op <= DW_OP_reg31) {
+			emit(b, LO_REG, op - DW_OP_reg0);
+			l->kind = TL_VALUE;
+		} else if (op == DW_OP_regx) {
+			emit(b, LO_REG, (int64_t)ops[i].number);
+			l->kind = TL_VALUE;
+		} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			emit(b, LO_REG, op - DW_OP_breg0);
+			emit(b, LO_PLUS, (int64_t)ops[i].number);
+		} else if (op == DW_OP_bregx) {
+			emit(b, LO_REG, (int64_t)ops[i].number);
+			emit(b, LO_PLUS, (int64_t)ops[i].number2);
+		} else if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			emit(b, LO_CONST, op - DW_OP_lit0);
+		} else if (op == DW_OP_const1u || op == DW_OP_const2u || op == DW_OP_const4u ||
+			   op == DW_OP_const8u || op == DW_OP_constu || op == DW_OP_const1s ||
+			   op == DW_OP_const2s || op == DW_OP_const4s || op == DW_OP_const8s ||
+			   op == DW_OP_consts) {
+			emit(b, LO_CONST, (int64_t)ops[i].number);
+		} else if (op == DW_OP_plus_uconst) {
+			emit(b, LO_PLUS, (int64_t)ops[i].number);
+		} else if (op == DW_OP_fbreg) {
+			if (!emit_frame_base(b, w))
+				return unusable(l, "its frame base is not known here", op);
+			emit(b, LO_PLUS, (int64_t)ops[i].number);
+		} else if (op == DW_OP_call_frame_cfa) {
+			if (!emit_cfa(b, w))
+				return unusable(l, "no call frame information covers this point", op);
+		} else if (op == DW_OP_deref) {
+			emit(b, LO_DEREF, 8);
+		} else if (op == DW_OP_deref_size) {
+			emit(b, LO_DEREF, (int64_t)ops[i].number);
+		} else if (op == DW_OP_plus || op == DW_OP_minus || op == DW_OP_mul || op == DW_OP_and ||
+			   op == DW_OP_or) {
+			emit(b, op == DW_OP_plus ? LO_ADD : op == DW_OP_minus ? LO_SUB :
+				op == DW_OP_mul ? LO_MUL : op == DW_OP_and ? LO_AND : LO_OR, 0);
+		} else if (op == DW_OP_neg) {
+			emit(b, LO_NEG, 0);
+		} else if (op == DW_OP_stack_value) {
+			l->kind = TL_VALUE;
+		} else if ((op == DW_OP_entry_value || op == DW_OP_GNU_entry_value) && w->at_entry) {
+			/* At the entry a register's entry value is the register. */
+			Dwarf_Attribute ea;
+			Dwarf_Op *eops;
+			size_t en;
+			if (dwarf_getlocation_attr(attr, &ops[i], &ea) != 0 ||
+			    dwarf_getlocation(&ea, &eops, &en) != 0 || en != 1 ||
+			    eops[0].atom < DW_OP_reg0 || eops[0].atom > DW_OP_reg31)
+				return unusable(l, "an entry value Tapline cannot read", op);
+			emit(b, LO_REG, eops[0].atom - DW_OP_reg0);
+		} else if (op == DW_OP_addr) {
+			return unusable(l, "it is at a static address, which Tapline does not "
+					   "relocate yet", op);
+		} else {
+			return unusable(l, "its location uses an operation Tapline does not "
+					   "handle", op);
+		}
+	}
+}
+
+static void translate_location(struct tloc *l, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+			       const struct where *w)
+{
+	size_t npieces = 0;
+	for (size_t i = 0; i < n; i++)
+		npieces += ops[i].atom == DW_OP_piece;
+	if (!npieces) {
+		struct loc_builder b = { l, 0 };
+		translate_ops(l, &b, attr, ops, n, w);
+		return;
+	}
+	l->kind = TL_PIECES;
+	l->pieces = xcalloc(npieces, sizeof *l->pieces);
+	size_t start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].atom != DW_OP_piece)
+			continue;
+		struct tloc_piece *p = &l->pieces[l->npieces++];
+		p->size = ops[i].number;
+		if (i == start) {
+			p->loc.kind = TL_NONE;
+			p->loc.why = xstrdup("part of it is optimized out");
+		} else {
+			struct loc_builder b = { &p->loc, 0 };
+			translate_ops(&p->loc, &b, attr, ops + start, i - start, w);
+		}
+		if (p->loc.kind == TL_NONE) {
+			char *why = p->loc.why;
+			l->kind = TL_NONE;
+			l->why = why;
+			return;
+		}
+		start = i + 1;
+	}
+}
+
+/* --- functions and their variables --- */
+
+static void load_var(const struct where *w, Dwarf_Die *v, struct tvar *tv)
+{
+	struct dw_obj *o = w->o;
+	Dwarf_Die ty;
+	tv->type = dw_type(o, die_type(v, &ty) ? &ty : NULL);
+	Dwarf_Attribute a;
+	if (dwarf_attr_integrate(v, DW_AT_const_value, &a)) {
+		Dwarf_Sword c;
+		Dwarf_Word u;
+		tv->loc.kind = TL_VALUE;
+		tv->loc.ops = xcalloc(1, sizeof *tv->loc.ops);
+		tv->loc.nops = 1;
+		if (dwarf_formsdata(&a, &c) == 0)
+			tv->loc.ops[0] = (struct tloc_op){ LO_CONST, c };
+		else if (dwarf_formudata(&a, &u) == 0)
+			tv->loc.ops[0] = (struct tloc_op){ LO_CONST, (int64_t)u };
+		else
+			tv->loc = (struct tloc){ .kind = TL_NONE,
+						 .why = xstrdup("its constant value is not a number") };
+		return;
+	}
+	Dwarf_Op *ops;
+	size_t n;
+	int r = dwarf_attr_integrate(v, DW_AT_location, &a) ? dwarf_getlocation_addr(&a, w->pc, &ops, &n, 1)
+							       : 0;
+	if (r <= 0 || n == 0) {
+		tv->loc = (struct tloc){ .kind = TL_NONE,
+					 .why = xstrdup("it is optimized out at this point") };
+		return;
+	}
+	translate_location(&tv->loc, &a, ops, n, w);
+}
+
+static void push_var(struct probe_site *s, size_t *cap, struct tvar tv)
+{
+	if (s->nvars == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		s->vars = xrealloc(s->vars, *cap * sizeof *s->vars);
+	}
+	s->vars[s->nvars++] = tv;
+}
+
+static bool have_var(const struct probe_site *s, const char *name)
+{
+	for (size_t i = 0; i < s->nvars; i++)
+		if (!strcmp(s->vars[i].name, name))
+			return true;
+	return false;
+}
+
+/* Parameters in order, then the locals of every scope around the entry. */
+static void load_vars(struct probe_site *s)
+{
+	struct dw_obj *o = s->src_ctx;
+	Dwarf_Die func, cudie;
+	if (!dwarf_offdie(o->dbg, s->src_key, &func) || !dwarf_diecu(&func, &cudie, NULL, NULL))
+		return;
+	size_t cap = 0;
+	Dwarf_Addr entry = 0;
+	dwarf_lowpc(&func, &entry);
+	struct where w = { o, &func, s->src_pc, s->src_pc == entry };
+	Dwarf_Die *scopes = NULL;
+	int nscopes = dwarf_getscopes(&cudie, s->src_pc, &scopes);
+	/* The function itself, then the blocks inside it that hold the pc. */
+	Dwarf_Die *chain[16];
+	int nchain = 0;
+	chain[nchain++] = &func;
+	for (int i = nscopes - 1; i >= 0 && nchain < 16; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_lexical_block && dwarf_dieoffset(&scopes[i]) != s->src_key)
+			chain[nchain++] = &scopes[i];
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (int c = 0; c < nchain; c++) {
+			Dwarf_Die v;
+			if (dwarf_child(chain[c], &v) != 0)
+				continue;
+			do {
+				int tag = dwarf_tag(&v);
+				bool param = tag == DW_TAG_formal_parameter;
+				if (pass == 0 ? !param : tag != DW_TAG_variable)
+					continue;
+				Dwarf_Attribute na;
+				const char *name = dwarf_formstring(dwarf_attr_integrate(&v, DW_AT_name, &na));
+				if (!name || have_var(s, name))
+					continue;
+				struct tvar tv = { .name = xstrdup(name), .is_param = param };
+				load_var(&w, &v, &tv);
+				push_var(s, &cap, tv);
+			} while (dwarf_siblingof(&v, &v) == 0);
+		}
+	}
+	free(scopes);
+}
+
+/* Does a file pattern match the declaring file? Against its last
+ * components, as many as the pattern has. */
+static bool file_matches(const char *pattern, const char *file)
+{
+	if (!file)
+		return false;
+	int slashes = 0;
+	for (const char *p = pattern; *p; p++)
+		slashes += *p == '/';
+	const char *tail = file + strlen(file);
+	while (tail > file) {
+		tail--;
+		if (*tail == '/' && slashes-- == 0) {
+			tail++;
+			break;
+		}
+	}
+	return fnmatch(pattern, tail, 0) == 0;
+}
+
+/*
+ * Where the kernel will find the function: itself if its name is unique,
+ * else the nearest unique function before it in the same section, or
+ * (when it is the section's first) the nearest after it, at a negative
+ * offset.
+ */
+static bool anchor_for(struct dw_obj *o, const char *name, const char *sec, uint64_t off,
+		       struct probe_site *s)
+{
+	const struct dw_sym *below = NULL, *above = NULL;
+	for (size_t i = 0; i < o->nsyms; i++) {
+		const struct dw_sym *y = &o->syms[i];
+		if (!y->unique || strcmp(y->section, sec))
+			continue;
+		if (!strcmp(y->name, name) && y->offset == off) {
+			below = y;
+			break;
+		}
+		if (y->offset <= off && (!below || y->offset > below->offset))
+			below = y;
+		if (y->offset > off && (!above || y->offset < above->offset))
+			above = y;
+	}
+	const struct dw_sym *best = below ? below : above;
+	if (!best)
+		return false;
+	s->anchor = xstrdup(best->name);
+	s->anchor_offset = (int64_t)(off - best->offset);
+	return true;
+}
+
+struct walk {
+	struct dw_obj *o;
+	const struct dw_query *q;
+	struct ptrvec *sites;
+	size_t *left_out;
+	int found;
+	void (*each)(const char *name, void *ctx);
+	void *ctx;
+};
+
+static void consider(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Attribute na;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &na));
+	Dwarf_Addr pc;
+	if (!name || dwarf_hasattr(die, DW_AT_declaration) || dwarf_lowpc(die, &pc) != 0)
+		return;
+	if (w->each) {
+		w->each(name, w->ctx);
+		return;
+	}
+	if (fnmatch(w->q->function, name, 0) != 0)
+		return;
+	const char *file = dwarf_decl_file(die);
+	/* Relative to the compilation directory, as kernel builds name files. */
+	Dwarf_Die cu;
+	Dwarf_Attribute ca;
+	const char *comp_dir = dwarf_diecu(die, &cu, NULL, NULL)
+				       ? dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &ca))
+				       : NULL;
+	size_t cl = comp_dir ? strlen(comp_dir) : 0;
+	if (file && cl && !strncmp(file, comp_dir, cl) && file[cl] == '/')
+		file += cl + 1;
+	int line = 0;
+	dwarf_decl_line(die, &line);
+	if (w->q->file && !file_matches(w->q->file, file))
+		return;
+	if (w->q->line && w->q->line != line)
+		return;
+	struct dw_obj *o = w->o;
+	uint64_t a;
+	const char *secname = dwarf_to_section(o, pc, &a);
+	if (!secname || !strncmp(secname, ".init", 5)) {
+		(*w->left_out)++;
+		return;
+	}
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	s->object = xstrdup(o->name);
+	s->object_file = xstrdup(o->file);
+	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	s->function = xstrdup(name);
+	s->decl_file = file ? xstrdup(file) : NULL;
+	s->decl_line = line;
+	s->source = "DWARF";
+	s->load_vars = load_vars;
+	s->src_ctx = o;
+	s->src_key = dwarf_dieoffset(die);
+	s->src_pc = pc;
+	Dwarf_Die ty;
+	if (die_type(die, &ty))
+		s->return_type = dw_type(o, &ty);
+	if (!anchor_for(o, name, secname, a, s)) {
+		(*w->left_out)++;
+		free(s);
+		return;
+	}
+	pv_push(w->sites, s);
+	w->found++;
+}
+
+static void walk_units(struct walk *w)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(w->o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(w->o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) == DW_TAG_subprogram)
+					consider(w, &child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+}
+
+/* The module's DWARF, read (and, for a plain file, relocated) only when
+ * something needs it. */
+static bool load_dwarf(struct dw_obj *o)
+{
+	if (o->dbg || o->why)
+		return o->dbg != NULL;
+	o->dbg = dwfl_module_getdwarf(o->mod, &o->bias);
+	if (!o->dbg)
+		o->why = xasprintf("it has no usable DWARF (%s)", dwfl_errmsg(-1));
+	return o->dbg != NULL;
+}
+
+static struct dw_obj *usable_obj(struct dw *d, const char *module, const char *module_file,
+				 bool dwarf, char **why)
+{
+	struct dw_obj *o = open_obj(d, module, module_file);
+	if (!o) {
+		*why = NULL;
+		return NULL;
+	}
+	if (o->why || (dwarf && !load_dwarf(o))) {
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return NULL;
+	}
+	o->src = (struct type_source){ complete_type, o };
+	return o;
+}
+
+/* Might a function named by pattern be here? Its symbol says (a clone's
+ * symbol is NAME.isra.0 and the like). Saves reading DWARF for every
+ * module of a wildcard. */
+static bool symbol_matches(const struct dw_obj *o, const char *pattern)
+{
+	char name[256];
+	for (size_t i = 0; i < o->nsyms; i++) {
+		const char *sym = o->syms[i].name;
+		size_t n = strcspn(sym, ".");
+		if (n >= sizeof name)
+			continue;
+		memcpy(name, sym, n);
+		name[n] = 0;
+		if (fnmatch(pattern, name, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+int dw_functions(struct dw *d, const char *module, const char *module_file,
+		 const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
+{
+	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
+	if (!o)
+		return -1;
+	if (o->nsyms && !symbol_matches(o, q->function))
+		return 0;
+	if (!load_dwarf(o)) {
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return -1;
+	}
+	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
+	walk_units(&w);
+	return w.found;
+}
+
+void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *name, void *ctx),
+		      void *ctx)
+{
+	char *why = NULL;
+	struct dw_obj *o = usable_obj(d, module, NULL, true, &why);
+	free(why);
+	if (!o)
+		return;
+	struct walk w = { .o = o, .each = fn, .ctx = ctx };
+	walk_units(&w);
+}
+
+/* --- statements --- */
+
+/* The function (not an inlined copy) whose code holds pc. */
+static bool function_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	bool found = false;
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*out = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
+int dw_statements(struct dw *d, const char *module, const char *module_file,
+		  const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
+{
+	struct dw_obj *o = usable_obj(d, module, module_file, true, why);
+	if (!o)
+		return -1;
+	int found = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (!dwarf_offdie(o->dbg, off + hsize, &cu) ||
+		    dwarf_getsrclines(&cu, &lines, &nlines) != 0) {
+			off = next;
+			continue;
+		}
+		/* A line may be split into several blocks of code: the probe
+		 * goes at the first address of each function's first block. */
+		struct ptrvec done = { 0 };
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Line *ln = dwarf_onesrcline(lines, i);
+			int lineno;
+			bool stmt;
+			Dwarf_Addr pc;
+			if (dwarf_lineno(ln, &lineno) != 0 || lineno != q->line ||
+			    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
+			    dwarf_lineaddr(ln, &pc) != 0)
+				continue;
+			const char *file = dwarf_linesrc(ln, NULL, NULL);
+			if (!file_matches(q->file, file))
+				continue;
+			Dwarf_Die func;
+			if (!function_at(&cu, pc, &func))
+				continue;
+			Dwarf_Attribute na;
+			const char *name = dwarf_formstring(dwarf_attr_integrate(&func, DW_AT_name, &na));
+			if (!name || fnmatch(q->function, name, 0) != 0)
+				continue;
+			bool seen = false;
+			for (size_t k = 0; k < done.n && !seen; k++)
+				seen = (uintptr_t)done.v[k] == (uintptr_t)dwarf_dieoffset(&func);
+			if (seen)
+				continue;
+			pv_push(&done, (void *)(uintptr_t)dwarf_dieoffset(&func));
+			uint64_t a;
+			const char *secname = dwarf_to_section(o, pc, &a);
+			struct probe_site *s = xcalloc(1, sizeof *s);
+			if (!secname || !strncmp(secname, ".init", 5) || !anchor_for(o, name, secname, a, s)) {
+				(*left_out)++;
+				free(s);
+				continue;
+			}
+			s->object = xstrdup(o->name);
+			s->object_file = xstrdup(o->file);
+			s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+			s->function = xstrdup(name);
+			s->decl_file = xstrdup(file);
+			s->decl_line = lineno;
+			s->is_statement = true;
+			s->source = "DWARF";
+			s->load_vars = load_vars;
+			s->src_ctx = o;
+			s->src_key = dwarf_dieoffset(&func);
+			s->src_pc = pc;
+			pv_push(sites, s);
+			found++;
+		}
+		pv_free(&done);
+		off = next;
+	}
+	return found;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DWARF through elfutils' libdwfl (dw.c is the only file that includes
+ * it): the functions of a module's debug file as probe sites of the
+ * target model (target.h), and their variables and types, read lazily.
+ */
+#ifndef TAPLINE_DW_H
+#define TAPLINE_DW_H
+
+#include "debuginfo/debugfind.h"
+#include "debuginfo/target.h"
+
+struct dw;
+
+/* Debug information from the files ix found (and debuginfod), for kernel
+ * release; nothing is opened yet. */
+struct dw *dw_begin(struct debug_index *ix, const char *release, bool verbose);
+
+/* What to look for: functions named by a shell pattern, optionally
+ * declared in a file matching a pattern (its last components), at a line
+ * (0: any). */
+struct dw_query {
+	const char *function;
+	const char *file;
+	int line;
+};
+
+/*
+ * The functions of module (as the kernel names it; module_file: the
+ * module's file when it was named by path, else NULL) that q matches, as
+ * probe sites appended to sites. Returns how many; -1 when the module's
+ * debug information cannot be used (*why: a sentence, malloced). Functions
+ * only in init text (freed after loading) are counted in *left_out.
+ */
+int dw_functions(struct dw *d, const char *module, const char *module_file,
+		 const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why);
+/* The statements at q's file and line (both required) in functions q
+ * matches: one site per function, at the line's first address. */
+int dw_statements(struct dw *d, const char *module, const char *module_file,
+		  const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why);
+/* Every function name of module, for "did you mean". */
+void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *name, void *ctx),
+		      void *ctx);
+
+#endif

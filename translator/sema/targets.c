@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Target expressions against a probe's site: `$var`, `$var->a[2].b`,
+ * `&$var`, `$var$`, `$$parms`, `$return`, `@entry(...)`. Each becomes a
+ * plan (struct target_access, session.h) made from the site's variables
+ * and their types (debuginfo/target.h), whichever source filled them;
+ * codegen follows the plan.
+ *
+ * In a .return probe the function's parameters are the values they had
+ * at entry (SystemTap's rule): the raw value of each one used is saved at
+ * entry, and members reached from it (`$p->x`) are read at return through
+ * the saved pointer, so a script sees what the function did.
+ */
+#include <string.h>
+
+#include "front/diag.h"
+#include "sema/sema.h"
+
+struct resolver {
+	struct session *s;
+	struct handler *h;
+	struct node *n;
+	bool quiet;        /* @defined: no diagnostics */
+	bool at_entry;     /* evaluated at the function's entry (inside @entry) */
+};
+
+static void err(struct resolver *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void err(struct resolver *r, const char *fmt, ...)
+{
+	if (r->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	diag_error(r->n->loc, D_TARGET_VARIABLE, "%s", msg);
+	free(msg);
+}
+
+static void hint(struct resolver *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void hint(struct resolver *r, const char *fmt, ...)
+{
+	if (r->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	diag_hint("%s", msg);
+	free(msg);
+}
+
+static const char *where(const struct probe_site *site)
+{
+	return site->function;
+}
+
+/* "the variables here: a, b, c" with a "did you mean" first. */
+static void scope_hint(struct resolver *r, const char *name)
+{
+	struct probe_site *site = r->h->site;
+	struct suggest sg;
+	suggest_init(&sg, name);
+	struct strbuf b;
+	sb_init(&b);
+	for (size_t i = 0; i < site->nvars; i++) {
+		const struct tvar *v = &site->vars[i];
+		if (r->h->is_return && !r->at_entry && !v->is_param)
+			continue;
+		suggest_offer(&sg, v->name);
+		sb_printf(&b, "%s$%s", b.len ? ", " : "", v->name);
+	}
+	if (r->h->is_return)
+		sb_printf(&b, "%s$return", b.len ? ", " : "");
+	if (!r->quiet && !suggest_hint(&sg, NULL) && b.len)
+		hint(r, "available at this probe: %s", b.s);
+	else if (!r->quiet && b.len)
+		hint(r, "available at this probe: %s", b.s);
+	if (!b.len)
+		hint(r, "%s has no parameters or locals here", site->function);
+	sb_free(&b);
+}
+
+static void offer_member(const char *name, void *sg)
+{
+	suggest_offer(sg, name);
+}
+
+static void push_step(struct target_access *a, enum tstep_kind kind, long long k,
+		      struct node *index)
+{
+	a->steps = xrealloc(a->steps, (a->nsteps + 1) * sizeof *a->steps);
+	a->steps[a->nsteps++] = (struct tstep){ kind, k, index };
+}
+
+/* What kind of thing the plan holds after its steps: an object in memory
+ * (an address) or a value (in a register, or saved at entry). */
+enum held { IN_MEMORY, AS_VALUE };
+
+/* Follow the member chain from a's base; false after an error. */
+static bool walk_members(struct resolver *r, struct target_access *a, enum held held)
+{
+	struct ctype *t = a->base_type;
+	for (struct node *m = r->n->list; m; m = m->next) {
+		if (a->bit_size) {
+			err(r, "'%s': a bit-field has no members", a->text);
+			return false;
+		}
+		if (m->name) {
+			if (t->kind == CT_PTR) {
+				push_step(a, TS_DEREF, 0, NULL);
+				t = ctype_complete(t->target);
+				held = IN_MEMORY;
+			}
+			if (t->kind != CT_STRUCT && t->kind != CT_UNION) {
+				err(r, "'%s': cannot take member '%s' of %s, which is not a struct or "
+				       "union", a->text, m->name, t->name ? t->name : "a value");
+				return false;
+			}
+			if (!ctype_complete(t)->nmembers && t->size == 0) {
+				err(r, "'%s': %s is not defined in the debug information", a->text,
+				    t->name);
+				return false;
+			}
+			uint64_t off;
+			const struct cmember *cm = ctype_member(t, m->name, &off);
+			if (!cm) {
+				err(r, "'%s': %s has no member '%s'", a->text, t->name, m->name);
+				struct suggest sg;
+				suggest_init(&sg, m->name);
+				ctype_member_names(t, offer_member, &sg);
+				if (!r->quiet)
+					suggest_hint(&sg, NULL);
+				return false;
+			}
+			if (held == AS_VALUE) {
+				err(r, "'%s': the struct is held in registers here, and its members "
+				       "cannot be read one by one", a->text);
+				return false;
+			}
+			push_step(a, TS_OFFSET, (long long)off, NULL);
+			t = ctype_complete(cm->type);
+			a->bit_size = cm->bit_size;
+			a->bit_offset = cm->bit_offset;
+		} else {
+			struct ctype *elem;
+			if (t->kind == CT_ARRAY) {
+				if (held == AS_VALUE) {
+					err(r, "'%s': the array is held in registers here", a->text);
+					return false;
+				}
+				elem = ctype_complete(t->target);
+			} else if (t->kind == CT_PTR) {
+				push_step(a, TS_DEREF, 0, NULL);
+				elem = ctype_complete(t->target);
+			} else {
+				err(r, "'%s': %s cannot be indexed", a->text,
+				    t->name ? t->name : "the value");
+				return false;
+			}
+			if (elem->size == 0) {
+				err(r, "'%s': the elements (%s) have no known size", a->text, elem->name);
+				return false;
+			}
+			push_step(a, TS_INDEX, (long long)elem->size, m->lhs);
+			held = IN_MEMORY;
+			t = elem;
+		}
+	}
+	a->type = t;
+	/* The result. */
+	if (r->n->addr_of) {
+		if (a->bit_size || held == AS_VALUE) {
+			err(r, "'&%s': %s has no address", a->text,
+			    a->bit_size ? "a bit-field" : "a value held in a register");
+			return false;
+		}
+		a->result = TA_ADDRESS;
+		return true;
+	}
+	if (r->n->pretty) {
+		a->result = TA_PRETTY;
+		a->pretty = r->n->pretty;
+		if (held == AS_VALUE && (t->kind == CT_STRUCT || t->kind == CT_UNION ||
+					 t->kind == CT_ARRAY)) {
+			err(r, "'%s': the %s is held in registers here", a->text, t->name);
+			return false;
+		}
+		return true;
+	}
+	switch (t->kind) {
+	case CT_INT:
+	case CT_ENUM:
+	case CT_PTR:
+		if (t->size == 0 || t->size > 8) {
+			err(r, "'%s' is %s, %llu bytes: too large for a number", a->text, t->name,
+			    (unsigned long long)t->size);
+			return false;
+		}
+		a->result = TA_INT;
+		return true;
+	case CT_ARRAY:
+		if (ctype_is_string(t) && held == IN_MEMORY) {
+			a->result = TA_STRING;
+			return true;
+		}
+		err(r, "'%s' is an array (%s)", a->text, t->name);
+		hint(r, "index it ('%s[0]'), or print it whole with '%s$'", a->text, a->text);
+		return false;
+	case CT_STRUCT:
+	case CT_UNION:
+		err(r, "'%s' is %s, not a number or a string", a->text, t->name);
+		hint(r, "name a member ('%s->...'), or print it whole with '%s$'", a->text, a->text);
+		return false;
+	case CT_VOID:
+	case CT_FUNC:
+		break;
+	}
+	err(r, "'%s' has no value (it is %s)", a->text, t->name ? t->name : "void");
+	return false;
+}
+
+/* Can a parameter's value be saved at entry (a number or a pointer)? */
+static bool savable(const struct tvar *v)
+{
+	return v->loc.kind != TL_NONE && v->type->kind != CT_STRUCT && v->type->kind != CT_UNION &&
+	       v->type->kind != CT_ARRAY && v->type->size > 0 && v->type->size <= 8;
+}
+
+/* A parameter's value at entry, saved for the .return body: an
+ * @entry($param) of its own, once per handler. Its offset in the entry data. */
+static size_t entry_slot(struct resolver *r, const struct tvar *v)
+{
+	for (size_t i = 0; i < r->h->entry_exprs.n; i++) {
+		struct node *e = r->h->entry_exprs.v[i];
+		if (e->lhs->kind == N_TARGET && e->lhs->access && e->lhs->access->loc == &v->loc &&
+		    !e->lhs->list)
+			return e->access->entry_off;
+	}
+	struct node *t = ast_new(N_TARGET, r->n->loc);
+	t->name = v->name;
+	struct target_access *ea = xcalloc(1, sizeof *ea);
+	ea->result = TA_INT;
+	ea->text = xasprintf("$%s", v->name);
+	ea->loc = &v->loc;
+	ea->base_type = ea->type = v->type;
+	t->access = ea;
+	t->type = T_LONG;
+	struct node *e = ast_new(N_ENTRY, r->n->loc);
+	e->lhs = t;
+	e->type = T_LONG;
+	target_save_at_entry(r->h, e, 8);
+	return e->access->entry_off;
+}
+
+static bool save_at_entry(struct resolver *r, const struct tvar *v, struct target_access *a)
+{
+	if (!savable(v)) {
+		err(r, "'%s': parameter '%s' (%s) is passed by value and cannot be saved at entry",
+		    a->text, v->name, v->type->name);
+		hint(r, "save the parts you need with @entry($%s->member)", v->name);
+		return false;
+	}
+	a->entry_off = r->quiet ? 0 : entry_slot(r, v);
+	a->loc = NULL;
+	return true;
+}
+
+static struct target_access *resolve_var(struct resolver *r)
+{
+	struct probe_site *site = r->h->site;
+	const char *name = r->n->name;
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->text = ast_expr_text(r->n);
+	if (!strcmp(name, "return")) {
+		if (!r->h->is_return) {
+			err(r, "'$return' is only available in a '.return' probe");
+			return NULL;
+		}
+		if (r->at_entry) {
+			err(r, "'$return' inside @entry(...) has no value yet");
+			return NULL;
+		}
+		if (!site->return_type || site->return_type->kind == CT_VOID) {
+			err(r, "'$return': %s returns nothing", site->function);
+			return NULL;
+		}
+		static struct tloc_op rax = { LO_REG, 0 };
+		static const struct tloc ret = { .kind = TL_VALUE, .ops = &rax, .nops = 1 };
+		a->loc = &ret;
+		a->base_type = ctype_complete(site->return_type);
+		return walk_members(r, a, AS_VALUE) ? a : NULL;
+	}
+	const struct tvar *v = site_var(site, name);
+	if (!v) {
+		err(r, "'$%s' is not a parameter or local variable of %s at this probe", name,
+		    where(site));
+		scope_hint(r, name);
+		return NULL;
+	}
+	if (v->loc.kind == TL_NONE) {
+		err(r, "'$%s' cannot be read at this probe: %s", name,
+		    v->loc.why ? v->loc.why : "it is optimized out");
+		if (r->h->is_return)
+			hint(r, "in a .return probe a parameter is read at entry");
+		return NULL;
+	}
+	a->base_type = ctype_complete(v->type);
+	if (r->h->is_return && !r->at_entry) {
+		if (!v->is_param) {
+			err(r, "'$%s' is a local variable of %s: a .return probe has only the "
+			       "parameters (as they were at entry), $return and @entry(...)",
+			    name, site->function);
+			return NULL;
+		}
+		if (!save_at_entry(r, v, a))
+			return NULL;
+		return walk_members(r, a, AS_VALUE) ? a : NULL;
+	}
+	a->loc = &v->loc;
+	enum held held = v->loc.kind == TL_VALUE ? AS_VALUE : IN_MEMORY;
+	/* A small struct passed in a register: copied out to be read. */
+	if (held == AS_VALUE && (a->base_type->kind == CT_STRUCT || a->base_type->kind == CT_UNION ||
+				 a->base_type->kind == CT_ARRAY) && a->base_type->size <= 8) {
+		a->materialize = true;
+		held = IN_MEMORY;
+	}
+	return walk_members(r, a, held) ? a : NULL;
+}
+
+/* $$vars, $$parms, $$locals, $$return */
+static struct target_access *resolve_list(struct resolver *r)
+{
+	struct probe_site *site = r->h->site;
+	const char *which = r->n->name + 1;
+	bool parms = !strcmp(which, "vars") || !strcmp(which, "parms");
+	bool locals = !strcmp(which, "vars") || !strcmp(which, "locals");
+	bool ret = !strcmp(which, "return");
+	if (!parms && !locals && !ret) {
+		err(r, "'$$%s' is not one of $$vars, $$parms, $$locals, $$return", which);
+		return NULL;
+	}
+	if (r->n->list) {
+		err(r, "'$$%s' is a string and has no members", which);
+		return NULL;
+	}
+	if (r->h->is_return)
+		locals = false;
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->result = TA_VARLIST;
+	a->text = ast_expr_text(r->n);
+	a->pretty = r->n->pretty;
+	site_load_vars(site);
+	a->vars = xcalloc(site->nvars + 1, sizeof *a->vars);
+	for (size_t i = 0; i < site->nvars; i++) {
+		const struct tvar *v = &site->vars[i];
+		if (v->is_param ? parms : locals)
+			a->vars[a->nvars++] = v;
+	}
+	if (ret || (r->h->is_return && !strcmp(which, "vars"))) {
+		if (!r->h->is_return) {
+			err(r, "'$$return' is only available in a '.return' probe");
+			return NULL;
+		}
+		a->with_return = site->return_type && site->return_type->kind != CT_VOID;
+		a->type = a->with_return ? ctype_complete(site->return_type) : NULL;
+	}
+	a->in_return = r->h->is_return;
+	/* In a .return probe each parameter shown is its value at entry. */
+	a->var_offs = xcalloc(a->nvars + 1, sizeof *a->var_offs);
+	for (size_t i = 0; i < a->nvars; i++)
+		a->var_offs[i] = r->h->is_return && !r->quiet
+					 ? (savable(a->vars[i]) ? entry_slot(r, a->vars[i]) : NO_SLOT)
+					 : NO_SLOT;
+	return a;
+}
+
+struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
+				     bool at_entry, bool quiet)
+{
+	struct resolver r = { s, h, n, quiet, at_entry };
+	if (!h || !h->site) {
+		if (!quiet) {
+			char *text = ast_expr_text(n);
+			diag_error(n->loc, D_TARGET_VARIABLE,
+				   "'%s' needs debug information for the probed code, and this probe "
+				   "has none",
+				   text);
+			free(text);
+			diag_hint("module(\"M\").function(\"F\") probes read DWARF; for kernel "
+				  "functions only $return is available so far");
+		}
+		return NULL;
+	}
+	if (n->name[0] == '$')
+		return resolve_list(&r);
+	return resolve_var(&r);
+}
+
+void target_save_at_entry(struct handler *h, struct node *entry, size_t size)
+{
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->result = TA_SAVED;
+	a->text = xstrdup("@entry(...)");
+	/* Slots are 8-byte aligned: a long, or a string of MAXSTRINGLEN. */
+	a->entry_off = h->entry_size;
+	h->entry_size += (size + 7) & ~(size_t)7;
+	entry->access = a;
+	pv_push(&h->entry_exprs, entry);
+}
