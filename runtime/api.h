@@ -50,6 +50,7 @@ struct rt_probe {
 	const char *pp;          /* the probe point as written */
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it */
 	const char *module;      /* the module symbol is in; 0: the kernel */
+	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */
 	rt_long offset;          /* from symbol; negative: before it */
 	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */

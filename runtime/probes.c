@@ -19,6 +19,8 @@
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -30,6 +32,8 @@ struct rt_placed {
 	const struct rt_probe *p;
 	char *name;		/* "MODULE:SYMBOL" for a module's probe */
 	bool registered;
+	bool waiting;		/* its module is not loaded: placed when it is */
+	bool ever;		/* it was placed at some time */
 	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
 	union {
 		struct kprobe kp;
@@ -39,6 +43,10 @@ struct rt_placed {
 };
 
 static struct rt_placed *rt_placed;
+/* Placing and removing probes: at start and stop, and when a probed
+ * module comes or goes (the module notifier). */
+static DEFINE_MUTEX(rt_placing);
+static bool rt_notifier_registered;
 
 #if RT_FTRACE_ENTRY
 /* The entry probes rt_fops calls, sorted by address (several may share one). */
@@ -345,15 +353,34 @@ static const char *rt_errno_text(int rc)
 	return "registration failed";
 }
 
+/* Is place failing with rc for pl only because its module is not loaded? */
+static bool rt_waits_for_module(const struct rt_placed *pl, int rc)
+{
+	return pl->p->module && rc == -ENOENT;
+}
+
+static int rt_module_event(struct notifier_block *nb, unsigned long event, void *data);
+
+static struct notifier_block rt_module_nb = {
+	.notifier_call = rt_module_event,
+};
+
 int rt_probes_start(void)
 {
-	int i, rc;
+	int i, rc, err = 0;
+	bool modules = false;
 
 	rt_placed = kcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL);
 	if (!rt_placed)
 		return -ENOMEM;
-	for (i = 0; i < rt_script.nprobes; i++)
+	for (i = 0; i < rt_script.nprobes; i++) {
 		rt_placed[i].p = &rt_script.probes[i];
+		modules |= rt_script.probes[i].module != NULL;
+	}
+	/* First, so that a module loaded while the others are placed is seen. */
+	if (modules && register_module_notifier(&rt_module_nb) == 0)
+		rt_notifier_registered = true;
+	mutex_lock(&rt_placing);
 	rt_place_ftrace_entries();
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
@@ -366,6 +393,10 @@ int rt_probes_start(void)
 			pl->registered = true;
 			continue;
 		}
+		if (rt_waits_for_module(pl, rc)) {
+			pl->waiting = true;
+			continue;
+		}
 		if (pl->p->optional)
 			continue;
 		if (pl->p->from_wildcard) {
@@ -375,17 +406,107 @@ int rt_probes_start(void)
 				   pl->p->symbol, rt_errno_text(rc), rc);
 			continue;
 		}
-		if (pl->p->module && rc == -ENOENT)
-			rt_message("error", "cannot place probe %s: module %s is not loaded", pl->p->pp,
-				   pl->p->module);
-		else
-			rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
-				   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
-				   rt_errno_text(rc), rc);
+		rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
+			   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
+			   rt_errno_text(rc), rc);
 		rt_request_stop(1);
-		return -EIO;
+		err = -EIO;
+		break;
 	}
-	return 0;
+	mutex_unlock(&rt_placing);
+	return err;
+}
+
+/* The GNU build-id note in a module's read-only data, found by its header
+ * (the kernel keeps no pointer to it where a module could reach it). */
+static bool rt_module_build_id(struct module *mod, char *hex, size_t len)
+{
+	const char *base;
+	size_t size, off, i;
+
+	rt_module_rodata(mod, &base, &size);
+	for (off = 0; base && off + 16 <= size; off += 4) {
+		const u32 *w = (const u32 *)(base + off);
+		u32 descsz = w[1];
+
+		if (w[0] != 4 || w[2] != 3 /* NT_GNU_BUILD_ID */ || memcmp(base + off + 12, "GNU", 4) ||
+		    descsz < 8 || descsz > 64 || off + 16 + descsz > size || 2 * descsz + 1 > len)
+			continue;
+		for (i = 0; i < descsz; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)base[off + 16 + i]);
+		return true;
+	}
+	return false;
+}
+
+/* A probed module arrives: check it is the build the script was made
+ * for, then place its probes. */
+static void rt_module_coming(struct module *mod)
+{
+	char have[129] = "";
+	bool checked = false, ok = true;
+	int i, rc;
+
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+		const struct rt_probe *p = pl->p;
+
+		if (!pl->waiting || strcmp(p->module, mod->name))
+			continue;
+		if (!checked) {
+			checked = true;
+			if (p->module_build_id && !rt_module_build_id(mod, have, sizeof(have)))
+				strscpy(have, "(none found)", sizeof(have));
+			ok = !p->module_build_id || !strcmp(have, p->module_build_id);
+			if (!ok)
+				rt_message("error",
+					   "module %s was loaded, but its build-id %s is not %s, the build the script was made for: its probes are not placed",
+					   mod->name, have, p->module_build_id);
+		}
+		if (!ok)
+			continue;
+		rc = rt_place(pl);
+		if (rc == 0) {
+			pl->registered = pl->ever = true;
+			pl->waiting = false;
+		} else if (!p->optional) {
+			rt_message("warning", "probe %s was not placed in module %s: %s (%d)", p->pp,
+				   mod->name, rt_errno_text(rc), rc);
+		}
+	}
+}
+
+static void rt_unplace(struct rt_placed *pl);
+
+/* A probed module leaves: its probes go, and wait for it again. */
+static void rt_module_going(struct module *mod)
+{
+	int i;
+
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+
+		if (!pl->registered || !pl->p->module || strcmp(pl->p->module, mod->name))
+			continue;
+		rt_unplace(pl);
+		pl->registered = false;
+		pl->waiting = true;
+	}
+}
+
+static int rt_module_event(struct notifier_block *nb, unsigned long event, void *data)
+{
+	struct module *mod = data;
+
+	if (event != MODULE_STATE_COMING && event != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&rt_placing);
+	if (rt_placed && event == MODULE_STATE_COMING)
+		rt_module_coming(mod);
+	else if (rt_placed)
+		rt_module_going(mod);
+	mutex_unlock(&rt_placing);
+	return NOTIFY_DONE;
 }
 
 static void rt_report_missed(const struct rt_placed *pl)
@@ -402,6 +523,20 @@ static void rt_report_missed(const struct rt_placed *pl)
 			   pl->krp.kp.nmissed, pl->p->pp);
 }
 
+static void rt_unplace(struct rt_placed *pl)
+{
+	rt_report_missed(pl);
+	if (pl->p->kind == RT_KPROBE)
+		unregister_kprobe(&pl->kp);
+	else if (pl->p->kind == RT_KRETPROBE)
+		unregister_kretprobe(&pl->krp);
+	/* A kprobe can be registered again only from a clean state. */
+	if (pl->p->kind == RT_KPROBE)
+		memset(&pl->kp, 0, sizeof(pl->kp));
+	else
+		memset(&pl->krp, 0, sizeof(pl->krp));
+}
+
 void rt_probes_stop(void)
 {
 	struct kprobe **kps;
@@ -410,6 +545,12 @@ void rt_probes_stop(void)
 
 	if (!rt_placed)
 		return;
+	/* No module event runs after this returns. */
+	if (rt_notifier_registered) {
+		unregister_module_notifier(&rt_module_nb);
+		rt_notifier_registered = false;
+	}
+	mutex_lock(&rt_placing);
 	rt_remove_ftrace_entries();
 	/* Unregistering in batches waits for running handlers once, not once per probe. */
 	kps = kcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL);
@@ -454,11 +595,15 @@ void rt_probes_stop(void)
 
 		if (pl->registered)
 			rt_report_missed(pl);
+		if (pl->waiting && !pl->ever && !pl->p->optional)
+			rt_message("warning", "probe %s was never placed: module %s was not loaded",
+				   pl->p->pp, pl->p->module);
 		pl->registered = false;
 		kfree(pl->name);
 	}
 	kfree(rt_placed);
 	rt_placed = NULL;
+	mutex_unlock(&rt_placing);
 }
 
 void rt_probes_run_all(enum rt_probe_kind kind)

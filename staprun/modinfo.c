@@ -376,6 +376,11 @@ out:
 
 const char *sr_modinfo_get(const struct sr_modinfo *mi, const char *key)
 {
+	return sr_modinfo_next(mi, key, NULL);
+}
+
+const char *sr_modinfo_next(const struct sr_modinfo *mi, const char *key, const char *prev)
+{
 	size_t klen = strlen(key);
 	const char *p = mi->data;
 	const char *end;
@@ -383,6 +388,8 @@ const char *sr_modinfo_get(const struct sr_modinfo *mi, const char *key)
 	if (!p)
 		return NULL;
 	end = p + mi->size;
+	if (prev)
+		p = prev + strnlen(prev, (size_t)(end - prev)) + 1;
 	/* Entries are NUL-separated; runs of NULs (padding) are empty entries. */
 	while (p < end) {
 		size_t n = strnlen(p, (size_t)(end - p));

@@ -297,6 +297,46 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 	return 0;
 }
 
+/*
+ * Step 1c: the same for each module the script probes
+ * (tapline_module_build_id=NAME:HEX entries): a loaded module whose
+ * build-id differs from the one its debug information had is refused. A
+ * module loaded later is checked by the runtime before its probes are
+ * placed.
+ */
+static int sr_check_module_build_ids(const struct sr_modinfo *mi)
+{
+	const char *entry = NULL;
+
+	while ((entry = sr_modinfo_next(mi, "tapline_module_build_id", entry)) != NULL) {
+		const char *colon = strchr(entry, ':');
+		char name[SR_NAME_MAX + 1], path[SR_NAME_MAX + 64];
+		char have[SR_BUILD_ID_HEX], err[SR_ERR_MAX];
+
+		if (!colon || (size_t)(colon - entry) > SR_NAME_MAX)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - entry), entry);
+		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
+		if (access(path, F_OK) != 0) {
+			sr_verbose("module %s is not loaded: its probes wait for it", name);
+			continue;
+		}
+		if (sr_file_build_id(path, have, sizeof(have), err, sizeof(err)) == 0 &&
+		    strcasecmp(colon + 1, have) == 0) {
+			sr_verbose("module %s build-id %s matches", name, have);
+			continue;
+		}
+		if (!opt.guru_build_id) {
+			sr_error("build-id mismatch: %s probes module %s as it was built with build-id %s, but the loaded %s has %s; rebuild the script against the loaded module's debug information (or, to load it anyway, --guru-ignore-build-id)",
+				 opt.module, name, colon + 1, name, have[0] ? have : err);
+			return -1;
+		}
+		sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER BUILD OF %s. %s was built for %s build-id %s but the loaded one has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
+			name, opt.module, name, colon + 1, have[0] ? have : err);
+	}
+	return 0;
+}
+
 static void sr_on_signal(int sig)
 {
 	int saved = errno;
@@ -731,6 +771,8 @@ int main(int argc, char **argv)
 	if (sr_check_module(&mi, name))
 		return 1;
 	rc = sr_check_build_id(&mi);
+	if (!rc)
+		rc = sr_check_module_build_ids(&mi);
 	sr_modinfo_free(&mi);
 	if (rc)
 		return 1;

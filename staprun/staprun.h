@@ -58,6 +58,8 @@ int sr_modinfo_read(const char *path, struct sr_modinfo *mi, char *err,
 		    size_t errlen);
 /* The value of the first KEY=value entry, or NULL when there is none. */
 const char *sr_modinfo_get(const struct sr_modinfo *mi, const char *key);
+/* The value of the next entry KEY after the value prev (NULL: the first). */
+const char *sr_modinfo_next(const struct sr_modinfo *mi, const char *key, const char *prev);
 void sr_modinfo_free(struct sr_modinfo *mi);
 
 /* notes.c: GNU build-ids from ELF note buffers */

@@ -15,6 +15,7 @@
 #include <linux/ftrace.h>
 #include <linux/hrtimer.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/proc_fs.h>
 
 #include "features.h"
@@ -53,6 +54,19 @@ static inline void rt_hrtimer_setup(struct hrtimer *t,
 #else
 	hrtimer_init(t, clock, mode);
 	t->function = fn;
+#endif
+}
+
+/* A module's read-only data, where its build-id note is: mod->mem[]
+ * replaced core_layout (probe: module_mem.c). */
+static inline void rt_module_rodata(struct module *m, const char **base, size_t *size)
+{
+#ifdef RT_HAVE_MODULE_MEM
+	*base = m->mem[MOD_RODATA].base;
+	*size = m->mem[MOD_RODATA].size;
+#else
+	*base = (const char *)m->core_layout.base + m->core_layout.text_size;
+	*size = m->core_layout.ro_size - m->core_layout.text_size;
 #endif
 }
 

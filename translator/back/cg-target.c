@@ -341,6 +341,37 @@ static void pp_value(struct reader *r, const char *s, const char *cur, bool is_a
 	cat_literal(g, s, "?");
 }
 
+/* A variable pretty-printed as a whole ($p$, $$parms$): a pointer to a
+ * struct is followed, as the struct is what a person wants to see. */
+static void pp_top(struct reader *r, const char *s, const char *cur, bool is_addr,
+		   struct ctype *t, int bit_size, int bit_offset, int depth, bool hex_ints)
+{
+	struct cg *g = r->g;
+	struct ctype *to = t->kind == CT_PTR ? ctype_complete(t->target) : NULL;
+	if (depth <= 0 || !to || (to->kind != CT_STRUCT && to->kind != CT_UNION)) {
+		pp_value(r, s, cur, is_addr, t, bit_size, bit_offset, depth, hex_ints);
+		return;
+	}
+	char *v = new_long_temp(g);
+	if (is_addr) {
+		const char *leave = g->fail_leave;
+		g->fail_leave = "{}";
+		emit(g, "%s = rt_kread(c, (unsigned long)%s, 8, 0, %s, %s);", v, cur, r->what, r->loc);
+		g->fail_leave = leave;
+		on_fail_mark(g, s);
+	} else {
+		emit(g, "%s = %s;", v, cur);
+		emit(g, "{");
+	}
+	emit(g, "if (!%s) {", v);
+	emit(g, "\trt_strcat(%s, \"NULL\", %lld);", s, g->maxstr);
+	emit(g, "} else {");
+	pp_aggregate(r, s, v, to, depth);
+	emit(g, "}");
+	emit(g, "}");
+	free(v);
+}
+
 /* --- the plan --- */
 
 static char *cg_access(struct cg *g, struct node *n, const struct target_access *a)
@@ -397,7 +428,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 	case TA_PRETTY:
 		res = new_string_temp(g);
 		emit(g, "%s[0] = 0;", res);
-		pp_value(&r, res, cur, is_addr, a->type, a->bit_size, a->bit_offset, a->pretty, false);
+		pp_top(&r, res, cur, is_addr, a->type, a->bit_size, a->bit_offset, a->pretty, false);
 		break;
 	case TA_VARLIST:
 	case TA_SAVED:
@@ -434,7 +465,7 @@ static char *cg_varlist(struct cg *g, struct node *n, const struct target_access
 			on_fail_mark(g, s);
 			emit(g, "}");
 			emit(g, "if (!c->error) {");
-			pp_value(&r, s, cur, is_addr, ctype_complete(v->type), 0, 0, a->pretty,
+			pp_top(&r, s, cur, is_addr, ctype_complete(v->type), 0, 0, a->pretty,
 				 !a->pretty);
 			emit(g, "}");
 			free(cur);

@@ -1488,6 +1488,21 @@ char *cg_translate(struct session *s)
 		  "static const char rt_modinfo_build_id[] __attribute__((section(\".modinfo\"), "
 		  "used, aligned(1))) = \"tapline_kernel_build_id=%s\";\n",
 		  s->kernel->build_id);
+	/* And each probed module's, which staprun and the runtime check too. */
+	for (size_t i = 0; i < prog->probes.n; i++) {
+		const struct probe *p = prog->probes.v[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++) {
+			const struct probe *q = prog->probes.v[k];
+			seen = q->module && p->module && !strcmp(q->module, p->module);
+		}
+		if (p->module && p->site && p->site->build_id && !seen)
+			sb_printf(&file,
+				  "static const char rt_modinfo_module%zu[] __attribute__((section("
+				  "\".modinfo\"), used, aligned(1))) = "
+				  "\"tapline_module_build_id=%s:%s\";\n",
+				  i, p->module, p->site->build_id);
+	}
 	sb_printf(&file,
 		  "static const char rt_modinfo_version[] __attribute__((section(\".modinfo\"), "
 		  "used, aligned(1))) = \"tapline_version=%s\";\n\n",
@@ -1535,20 +1550,23 @@ char *cg_translate(struct session *s)
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
 		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
+		const char *bid = p->module && p->site ? p->site->build_id : NULL;
+		char *mod_id = bid ? c_string(bid, strlen(bid)) : xstrdup("0");
 		const struct handler *h = p->handler;
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .module = %s, .offset = 0x%llx, "
-			  ".text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .module = %s, .module_build_id = %s,\n"
+			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu },\n",
-			  rt_kind(p->kind), pp, sym, mod, (long long)p->offset,
+			  rt_kind(p->kind), pp, sym, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size);
 		free(pp);
 		free(sym);
 		free(mod);
+		free(mod_id);
 		free(entry);
 	}
 	if (!prog->probes.n)

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The other file with a static function named dup_static. */
+#include <linux/compiler.h>
+#include "tapline_test.h"
+
+static noinline int dup_static(int x)
+{
+	tapline_test_global -= x;
+	return x + 2;
+}
+
+noinline int call_dup_b(int x)
+{
+	return dup_static(x) * 3;
+}
