@@ -578,6 +578,11 @@ static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct
 		  c->s->release, c->s->release);
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static void module_function_point(struct pp_ctx *c)
 {
 	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
@@ -635,6 +640,8 @@ static void module_function_point(struct pp_ctx *c)
 		for (size_t i = 0; i < c->s->debug_ix->n; i++)
 			if (!fnmatch(pattern, c->s->debug_ix->files[i].module, 0))
 				pv_push(&modules, c->s->debug_ix->files[i].module);
+		/* In name order, whatever order the places listed them in. */
+		qsort(modules.v, modules.n, sizeof *modules.v, name_cmp);
 	} else {
 		pv_push(&modules, pattern);
 	}

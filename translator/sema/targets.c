@@ -173,7 +173,7 @@ static bool walk_members(struct resolver *r, struct target_access *a, enum held 
 	/* The result. */
 	if (r->n->addr_of) {
 		if (a->bit_size || held == AS_VALUE) {
-			err(r, "'&%s': %s has no address", a->text,
+			err(r, "'%s': %s has no address", a->text,
 			    a->bit_size ? "a bit-field" : "a value held in a register");
 			return false;
 		}
