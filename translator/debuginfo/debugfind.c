@@ -32,6 +32,11 @@ char *debugfind_module_name(const char *file)
 	for (char *p = name; *p; p++)
 		if (*p == '-')
 			*p = '_';
+	/* The kernel's own debug file is vmlinux (or vmlinux-RELEASE). */
+	if (!strncmp(name, "vmlinux", 7)) {
+		free(name);
+		name = xstrdup("kernel");
+	}
 	return name;
 }
 
@@ -107,7 +112,7 @@ static bool is_module_file(const char *name)
 {
 	size_t n = strlen(name);
 	return (n > 3 && !strcmp(name + n - 3, ".ko")) ||
-	       (n > 9 && !strcmp(name + n - 9, ".ko.debug"));
+	       (n > 9 && !strcmp(name + n - 9, ".ko.debug")) || !strcmp(name, "vmlinux");
 }
 
 static void walk(struct debug_index *ix, size_t *cap, const char *dir, int depth)
@@ -153,6 +158,17 @@ struct debug_index *debugfind_index(const char *release, const struct ptrvec *di
 	ix->release = xstrdup(release);
 	size_t cap = 0;
 	elf_version(EV_CURRENT);
+	/* The test suite's results must not depend on what this machine has
+	 * installed (linux-image-R-dbg): it looks only where it is told. */
+	if (getenv("TAPLINE_NO_SYSTEM_DEBUGINFO")) {
+		if (archive)
+			add_archive(ix, &cap, archive, NULL, verbose);
+		for (size_t i = 0; dirs && i < dirs->n; i++)
+			add_dir(ix, &cap, dirs->v[i]);
+		pv_push(&ix->looked, xstrdup("(the system's debug information: not used, "
+					     "TAPLINE_NO_SYSTEM_DEBUGINFO is set)"));
+		return ix;
+	}
 	char *dep = xasprintf("/lib/modules/%s/modules.dep", release);
 	char *a1 = xasprintf("/lib/modules/%s/debug.a", release);
 	char *a2 = xasprintf("/usr/lib/debug/lib/modules/%s/debug.a", release);
@@ -165,6 +181,13 @@ struct debug_index *debugfind_index(const char *release, const struct ptrvec *di
 	char *loose = xasprintf("/usr/lib/debug/lib/modules/%s", release);
 	add_dir(ix, &cap, loose);
 	free(loose);
+	/* Debian's linux-image-RELEASE-dbg puts the kernel's here. */
+	char *vmlinux = xasprintf("/usr/lib/debug/boot/vmlinux-%s", release);
+	if (file_exists(vmlinux))
+		add_file(ix, &cap, "kernel", vmlinux, NULL);
+	else
+		looked(ix, vmlinux, "no such file");
+	free(vmlinux);
 	free(a1);
 	free(a2);
 	free(dep);

@@ -59,6 +59,8 @@ struct dw_obj {
 	 * are its code sections as the file has them (libdwfl changes the
 	 * addresses in its copy of the headers when it lays the module out). */
 	bool laid_out;
+	bool is_kernel;      /* vmlinux: sites are offsets from _text */
+	Dwarf_Addr text_addr;
 	struct dw_section *secs;
 	size_t nsecs;
 	struct type_slot *types;
@@ -69,6 +71,7 @@ struct dw_obj {
 struct dw {
 	struct debug_index *ix;
 	const char *release;
+	const char *kernel_build_id;
 	bool verbose;
 	Dwfl *dwfl;
 	struct ptrvec objs;      /* struct dw_obj * */
@@ -84,11 +87,13 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-struct dw *dw_begin(struct debug_index *ix, const char *release, bool verbose)
+struct dw *dw_begin(struct debug_index *ix, const char *release, const char *kernel_build_id,
+		     bool verbose)
 {
 	struct dw *d = xcalloc(1, sizeof *d);
 	d->ix = ix;
 	d->release = release;
+	d->kernel_build_id = kernel_build_id;
 	d->verbose = verbose;
 	return d;
 }
@@ -333,9 +338,30 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	GElf_Addr ebias;
 	Elf *elf = dwfl_module_getelf(o->mod, &ebias);
 	GElf_Ehdr eh;
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL) {
-		o->why = xstrdup("it is not a kernel module (an ET_REL file)");
+	o->is_kernel = !strcmp(o->name, "kernel");
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != (o->is_kernel ? ET_EXEC : ET_REL)) {
+		o->why = xstrdup(o->is_kernel ? "it is not a vmlinux (an ET_EXEC file)"
+					      : "it is not a kernel module (an ET_REL file)");
 		return false;
+	}
+	if (o->is_kernel) {
+		/* Where _text is: kernel probe sites are offsets from it. */
+		int nsyms = dwfl_module_getsymtab(o->mod);
+		for (int i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
+								   NULL);
+			if (name && !strcmp(name, "_text")) {
+				o->text_addr = value;
+				break;
+			}
+		}
+		if (!o->text_addr) {
+			o->why = xstrdup("its symbol table has no _text");
+			return false;
+		}
+		return true;
 	}
 	read_layout(o, f);
 	read_symbols(o);
@@ -363,9 +389,14 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 	struct dw_obj *o = xcalloc(1, sizeof *o);
 	o->d = d;
 	o->name = xstrdup(module);
-	const char *inst = debugfind_installed(d->ix, module);
+	bool kernel = !strcmp(module, "kernel");
+	const char *inst = kernel ? NULL : debugfind_installed(d->ix, module);
 	char *installed = module_file ? xstrdup(module_file) : inst ? xstrdup(inst) : NULL;
 	char *want = installed ? debugfind_build_id(installed) : NULL;
+	if (kernel && d->kernel_build_id) {
+		want = xstrdup(d->kernel_build_id);
+		installed = xasprintf("kernel %s", d->release);
+	}
 	const struct debug_file *f = debugfind(d->ix, module);
 	struct debug_file own = { o->name, installed, NULL };
 	bool ok = false;
@@ -894,6 +925,16 @@ static void translate_location(struct tloc *l, Dwarf_Attribute *attr, Dwarf_Op *
 
 /* --- functions and their variables --- */
 
+/* Where a function's code starts: its low_pc, or for a function split
+ * into hot and cold parts (DW_AT_ranges) the start of its first range. */
+static bool function_entry(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	if (dwarf_lowpc(die, pc) == 0 || dwarf_entrypc(die, pc) == 0)
+		return true;
+	Dwarf_Addr base, start, end;
+	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*pc = start, true);
+}
+
 static void load_var(const struct where *w, Dwarf_Die *v, struct tvar *tv)
 {
 	struct dw_obj *o = w->o;
@@ -953,7 +994,7 @@ static void load_vars(struct probe_site *s)
 		return;
 	size_t cap = 0;
 	Dwarf_Addr entry = 0;
-	dwarf_lowpc(&func, &entry);
+	function_entry(&func, &entry);
 	struct where w = { o, &func, s->src_pc, s->src_pc == entry };
 	Dwarf_Die *scopes = NULL;
 	int nscopes = dwarf_getscopes(&cudie, s->src_pc, &scopes);
@@ -1055,7 +1096,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	Dwarf_Attribute na;
 	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &na));
 	Dwarf_Addr pc;
-	if (!name || dwarf_hasattr(die, DW_AT_declaration) || dwarf_lowpc(die, &pc) != 0)
+	if (!name || dwarf_hasattr(die, DW_AT_declaration) || !function_entry(die, &pc))
 		return;
 	if (w->each) {
 		w->each(name, w->ctx);
@@ -1080,8 +1121,8 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	if (w->q->line && w->q->line != line)
 		return;
 	struct dw_obj *o = w->o;
-	uint64_t a;
-	const char *secname = dwarf_to_section(o, pc, &a);
+	uint64_t a = 0;
+	const char *secname = o->is_kernel ? ".text" : dwarf_to_section(o, pc, &a);
 	if (!secname || !strncmp(secname, ".init", 5)) {
 		(*w->left_out)++;
 		return;
@@ -1101,7 +1142,12 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	Dwarf_Die ty;
 	if (die_type(die, &ty))
 		s->return_type = dw_type(o, &ty);
-	if (!anchor_for(o, name, secname, a, s)) {
+	if (o->is_kernel) {
+		/* Placed by name, or _text + offset: probes.c knows which names
+		 * are unique and which functions the kernel refuses. */
+		s->anchor = xstrdup(name);
+		s->text_offset = pc + o->bias - o->text_addr;
+	} else if (!anchor_for(o, name, secname, a, s)) {
 		(*w->left_out)++;
 		free(s);
 		return;
@@ -1136,6 +1182,52 @@ static bool load_dwarf(struct dw_obj *o)
 	if (!o->dbg)
 		o->why = xasprintf("it has no usable DWARF (%s)", dwfl_errmsg(-1));
 	return o->dbg != NULL;
+}
+
+/*
+ * The kernel's DWARF is large: instead of every unit, only those holding a
+ * function whose symbol matches (found by address through .debug_aranges).
+ */
+static void walk_kernel_symbols(struct walk *w)
+{
+	struct dw_obj *o = w->o;
+	struct ptrvec seen = { 0 };
+	int n = dwfl_module_getsymtab(o->mod);
+	char base[256];
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		size_t len = strcspn(name, ".");
+		if (len >= sizeof base)
+			continue;
+		memcpy(base, name, len);
+		base[len] = 0;
+		if (fnmatch(w->q->function, base, 0) != 0)
+			continue;
+		Dwarf_Addr pc = value - o->bias;
+		Dwarf_Die cu, die;
+		if (!dwarf_addrdie(o->dbg, pc, &cu) || dwarf_child(&cu, &die) != 0)
+			continue;
+		do {
+			Dwarf_Addr entry;
+			if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry) ||
+			    entry != pc)
+				continue;
+			uintptr_t off = (uintptr_t)dwarf_dieoffset(&die);
+			bool dup = false;
+			for (size_t k = 0; k < seen.n && !dup; k++)
+				dup = (uintptr_t)seen.v[k] == off;
+			if (!dup) {
+				pv_push(&seen, (void *)off);
+				consider(w, &die);
+			}
+			break;
+		} while (dwarf_siblingof(&die, &die) == 0);
+	}
+	pv_free(&seen);
 }
 
 static struct dw_obj *usable_obj(struct dw *d, const char *module, const char *module_file,
@@ -1186,7 +1278,10 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		return -1;
 	}
 	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
-	walk_units(&w);
+	if (o->is_kernel)
+		walk_kernel_symbols(&w);
+	else
+		walk_units(&w);
 	return w.found;
 }
 

@@ -14,7 +14,8 @@ struct dw;
 
 /* Debug information from the files ix found (and debuginfod), for kernel
  * release; nothing is opened yet. */
-struct dw *dw_begin(struct debug_index *ix, const char *release, bool verbose);
+struct dw *dw_begin(struct debug_index *ix, const char *release, const char *kernel_build_id,
+		     bool verbose);
 
 /* What to look for: functions named by a shell pattern, optionally
  * declared in a file matching a pattern (its last components), at a line
@@ -26,7 +27,7 @@ struct dw_query {
 };
 
 /*
- * The functions of module (as the kernel names it; module_file: the
+ * The functions of module (as the kernel names it, or "kernel" for vmlinux; module_file: the
  * module's file when it was named by path, else NULL) that q matches, as
  * probe sites appended to sites. Returns how many; -1 when the module's
  * debug information cannot be used (*why: a sentence, malloced). Functions

@@ -141,6 +141,7 @@ struct probe_site {
 	bool is_statement;   /* a statement probe: inside the function, not at its entry */
 	char *anchor;        /* symbol to place the probe by */
 	int64_t anchor_offset; /* negative: before the anchor */
+	uint64_t text_offset;  /* the kernel's: from _text */
 	struct ctype *return_type; /* NULL: void or unknown */
 	bool vars_loaded;
 	struct tvar *vars;   /* parameters first, in order, then locals in scope */

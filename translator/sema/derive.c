@@ -320,8 +320,16 @@ static int resolve_point(struct deriver *d, struct node *pp, bool optional)
 	bool matched = false;
 	int total = through_aliases(d, pp, optional, &matched);
 	if (!matched) {
+		bool targets = sema_uses_targets(d->decl->body);
+		for (size_t i = 0; i < d->chain.n && !targets; i++) {
+			struct node *a = d->chain.v[i];
+			targets = a->kind == N_ALIAS &&
+				  ((a->body && sema_uses_targets(a->body)) ||
+				   (a->els && sema_uses_targets(a->els)));
+		}
 		struct point pt = { .pp = pp,
 				    .optional = optional,
+				    .uses_targets = targets,
 				    .runtime_calls = &d->runtime_calls,
 				    .alias_names = &d->alias_names,
 				    .handler = handler_for,

@@ -105,8 +105,11 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 	p->pp = c->pp;
 	struct strbuf b;
 	sb_init(&b);
-	sb_printf(&b, "module(\"%s\").%s(\"%s", site->object,
-		  site->is_statement ? "statement" : "function", site->function);
+	if (strcmp(site->object, "kernel"))
+		sb_printf(&b, "module(\"%s\").", site->object);
+	else
+		sb_puts(&b, "kernel.");
+	sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
 	if (site->decl_file)
 		sb_printf(&b, "@%s:%d", site->decl_file, site->decl_line);
 	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : "");
@@ -459,6 +462,81 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 	}
 }
 
+static struct dw *debuginfo(struct session *s);
+static bool split_function_spec(const char *spec, char **func, char **file, int *line);
+
+/*
+ * kernel.function("f[@file[:line]]") through the kernel's DWARF, when a
+ * debug file for it exists (Debian's linux-image-R-dbg): each match is
+ * checked like any kernel function, and placed by its name when that is
+ * unique, else by _text and its offset. False when there is no DWARF.
+ */
+static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_kind kind,
+			       struct loc loc)
+{
+	struct dw *d = debuginfo(c->s);
+	if (!debugfind(c->s->debug_ix, "kernel"))
+		return false;
+	char *func, *file;
+	struct dw_query q = { 0 };
+	if (!split_function_spec(spec, &func, &file, &q.line)) {
+		diag_error(loc, D_BAD_PROBE_ARG, "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE", spec);
+		free(func);
+		free(file);
+		return true;
+	}
+	q.function = func;
+	q.file = file;
+	struct ptrvec sites = { 0 };
+	size_t left_out = 0;
+	char *why = NULL;
+	int r = dw_functions(d, "kernel", NULL, &q, &sites, &left_out, &why);
+	if (r < 0) {
+		diag_error(loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
+			   why ? why : "not found");
+		free(why);
+		free(func);
+		free(file);
+		return true;
+	}
+	/* A name DWARF does not know (an alias like __x64_sys_getpid): the
+	 * symbol path still gives $return. */
+	if (sites.n == 0 && !q.file) {
+		free(func);
+		free(file);
+		return false;
+	}
+	size_t placed = 0;
+	for (size_t i = 0; i < sites.n; i++) {
+		struct probe_site *site = sites.v[i];
+		const struct kfunc *f = kernel_function(c->s->kernel, site->function);
+		if (!f || refusal(c, f))
+			continue;
+		if (f->copies != 1) {
+			free(site->anchor);
+			site->anchor = xstrdup("_text");
+			site->anchor_offset = (int64_t)site->text_offset;
+		}
+		struct probe *p = add_site_probe(c, kind, site);
+		if (f->copies == 1 && !p->needs_regs)
+			set_entry_offset(c, p, f);
+		placed++;
+	}
+	if (sites.n > MAX_WILDCARD_MATCHES) {
+		diag_error(loc, D_BAD_PROBE_ARG,
+			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
+			   "wildcard", spec, sites.n, MAX_WILDCARD_MATCHES);
+	} else if (!placed && !c->pt->optional) {
+		diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
+			   "no function of kernel %s that can be probed matches '%s' in its debug "
+			   "information", c->s->release, spec);
+	}
+	pv_free(&sites);
+	free(func);
+	free(file);
+	return true;
+}
+
 static void kernel_function_point(struct pp_ctx *c)
 {
 	const struct comp *fn = &c->comps[1];
@@ -477,15 +555,20 @@ static void kernel_function_point(struct pp_ctx *c)
 		return;
 	}
 	const char *name = fn->arg->str;
-	if (strpbrk(name, "@:")) {
-		diag_error(fn->arg->loc, D_UNSUPPORTED,
-			   "function names with a file or line ('%s') need DWARF, which Tapline "
-			   "does not read yet",
-			   name);
-		return;
-	}
 	const struct kernel *k = c->s->kernel;
 	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
+	/* Target variables and source files need the kernel's DWARF. */
+	bool wants_dwarf = strpbrk(name, "@:") || c->pt->uses_targets || c->s->list == 2;
+	if (wants_dwarf && comp_is(c, 0, "kernel") && kernel_dwarf_point(c, name, kind, fn->arg->loc))
+		return;
+	if (strpbrk(name, "@:")) {
+		diag_error(fn->arg->loc, D_NO_DEBUGINFO,
+			   "function names with a file or line ('%s') need the kernel's debug "
+			   "information, which is not installed",
+			   name);
+		diag_hint("install linux-image-%s-dbg", c->s->release);
+		return;
+	}
 	if (strpbrk(name, "*?[")) {
 		kernel_wildcard(c, name, kind, fn->arg->loc);
 		return;
@@ -520,7 +603,7 @@ static struct dw *debuginfo(struct session *s)
 	if (!s->dw) {
 		s->debug_ix = debugfind_index(s->release, &s->debuginfo_dirs, s->debug_archive,
 					      s->verbose > 0);
-		s->dw = dw_begin(s->debug_ix, s->release, s->verbose > 0);
+		s->dw = dw_begin(s->debug_ix, s->release, s->kernel->build_id, s->verbose > 0);
 	}
 	return s->dw;
 }

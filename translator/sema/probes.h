@@ -12,6 +12,7 @@
 struct point {
 	struct node *pp;                    /* the N_PROBE_POINT */
 	bool optional;                      /* it, or a point it came through, has '?' */
+	bool uses_targets;                  /* its body (or an alias's block) reads $variables */
 	const struct ptrvec *runtime_calls; /* patterns of kernel functions a hit calls */
 	const struct ptrvec *alias_names;   /* for "did you mean" */
 	struct handler *(*handler)(void *arg, bool fresh);
