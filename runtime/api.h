@@ -49,6 +49,7 @@ struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it */
+	const char *function;    /* the probed function's name (probefunc()); 0: symbol */
 	const char *module;      /* the module symbol is in; 0: the kernel */
 	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */
 	rt_long offset;          /* from symbol; negative: before it */

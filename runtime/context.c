@@ -70,7 +70,7 @@ void rt_probefunc(struct rt_context *c, char *buf, rt_size size)
 {
 	const struct rt_probe *p = rt_cpu_of(c)->probe;
 
-	strscpy(buf, p && p->symbol ? p->symbol : "", size);
+	strscpy(buf, p && p->function ? p->function : p && p->symbol ? p->symbol : "", size);
 }
 
 void rt_pp(struct rt_context *c, char *buf, rt_size size)

@@ -1552,14 +1552,17 @@ char *cg_translate(struct session *s)
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
 		const char *bid = p->module && p->site ? p->site->build_id : NULL;
 		char *mod_id = bid ? c_string(bid, strlen(bid)) : xstrdup("0");
+		const char *fn = p->site ? p->site->function : NULL;
+		char *func = fn ? c_string(fn, strlen(fn)) : xstrdup("0");
 		const struct handler *h = p->handler;
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .module = %s, .module_build_id = %s,\n"
+			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .function = %s, .module = %s, "
+			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu },\n",
-			  rt_kind(p->kind), pp, sym, mod, mod_id, (long long)p->offset,
+			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size);
@@ -1567,6 +1570,7 @@ char *cg_translate(struct session *s)
 		free(sym);
 		free(mod);
 		free(mod_id);
+		free(func);
 		free(entry);
 	}
 	if (!prog->probes.n)
