@@ -40,17 +40,18 @@ char *debugfind_module_name(const char *file)
 	return name;
 }
 
-static void add_file(struct debug_index *ix, size_t *cap, const char *module, const char *path,
-		     const char *member)
+static struct debug_file *add_file(struct debug_index *ix, size_t *cap, const char *module,
+				   const char *path, const char *member)
 {
 	if (debugfind(ix, module))
-		return;
+		return NULL;
 	if (ix->n == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
 		ix->files = xrealloc(ix->files, *cap * sizeof *ix->files);
 	}
 	ix->files[ix->n++] = (struct debug_file){ xstrdup(module), xstrdup(path),
-						  member ? xstrdup(member) : NULL };
+						  member ? xstrdup(member) : NULL, 0, 0 };
+	return &ix->files[ix->n - 1];
 }
 
 static void looked(struct debug_index *ix, const char *path, const char *what)
@@ -95,7 +96,12 @@ static void add_archive(struct debug_index *ix, size_t *cap, const char *path, c
 		/* "/" and "//" are the archive's own symbol and name tables. */
 		if (h && h->ar_name[0] != '/') {
 			char *name = debugfind_module_name(h->ar_name);
-			add_file(ix, cap, name, path, h->ar_name);
+			struct debug_file *f = add_file(ix, cap, name, path, h->ar_name);
+			/* The member's bytes follow its 60-byte header. */
+			if (f) {
+				f->member_off = (long long)elf_getaroff(m) + 60;
+				f->member_size = (size_t)h->ar_size;
+			}
 			free(name);
 		}
 		cmd = elf_next(m);
@@ -228,9 +234,9 @@ static void read_installed(struct debug_index *ix)
 			ix->installed = xrealloc(ix->installed, n * sizeof *ix->installed);
 		}
 		ix->installed[ix->ninstalled++] = (struct debug_file){
-			debugfind_module_name(line),
-			line[0] == '/' ? xstrdup(line) : xasprintf("/lib/modules/%s/%s", ix->release, line),
-			NULL
+			.module = debugfind_module_name(line),
+			.path = line[0] == '/' ? xstrdup(line)
+					       : xasprintf("/lib/modules/%s/%s", ix->release, line),
 		};
 	}
 	free(line);
@@ -242,7 +248,7 @@ const char *debugfind_installed(struct debug_index *ix, const char *module)
 {
 	if (!ix->installed_read)
 		read_installed(ix);
-	struct debug_file key = { (char *)module, NULL, NULL };
+	struct debug_file key = { .module = (char *)module };
 	const struct debug_file *f =
 		bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);
 	return f ? f->path : NULL;

@@ -17,6 +17,8 @@ struct debug_file {
 	char *module;     /* the module's name as the kernel writes it ('_', not '-') */
 	char *path;       /* the file, or the archive holding it */
 	char *member;     /* the archive member, or NULL for a loose file */
+	long long member_off; /* its bytes in the archive */
+	size_t member_size;
 };
 
 struct debug_index {

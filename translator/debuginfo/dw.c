@@ -17,6 +17,8 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ struct dw_sym {
 	const char *name;
 	const char *section; /* its section's name */
 	uint64_t offset;     /* from the section's start */
+	uint64_t value;      /* its address in libdwfl's layout */
 	bool unique;         /* the only symbol of this name in the module */
 };
 
@@ -68,6 +71,13 @@ struct dw_obj {
 	struct type_source src;
 };
 
+/* An archive mapped into memory (copy-on-write: libdwfl may write). */
+struct mapped {
+	char *path;
+	char *base;
+	size_t size;
+};
+
 struct dw {
 	struct debug_index *ix;
 	const char *release;
@@ -75,14 +85,22 @@ struct dw {
 	bool verbose;
 	Dwfl *dwfl;
 	struct ptrvec objs;      /* struct dw_obj * */
-	struct ptrvec archives;  /* archive paths already reported */
-	struct ptrvec layouts;   /* struct archive_layouts *: their members' sections */
+	struct ptrvec mapped;    /* archives mapped into memory (struct mapped *) */
 };
 
 static char *debuginfo_path = NULL;
 
+/* Every file Tapline reports carries its DWARF (debugfind and debuginfod
+ * found it): libdwfl need not search the disk for another. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
+				 GElf_Addr base, const char *file, const char *debuglink,
+				 GElf_Word crc, char **debuginfo_file)
+{
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -152,52 +170,34 @@ static void read_sections(Elf *elf, struct layout *lay)
 	}
 }
 
-/* Every member's layout of an archive, read once (libdwfl's copies of the
- * headers no longer say where the sections were). */
-struct archive_layouts {
-	char *path;
-	struct layout *v;
-	size_t n;
-};
-
-static const struct layout *archive_layout(struct dw *d, const char *path, const char *member)
+/* An archive member's bytes, from the archive mapped once; NULL when the
+ * archive is shorter than its index says. */
+static char *member_bytes(struct dw *d, const struct debug_file *f)
 {
-	struct archive_layouts *al = NULL;
-	for (size_t i = 0; i < d->layouts.n && !al; i++)
-		if (!strcmp(((struct archive_layouts *)d->layouts.v[i])->path, path))
-			al = d->layouts.v[i];
-	if (!al) {
-		al = xcalloc(1, sizeof *al);
-		al->path = xstrdup(path);
-		pv_push(&d->layouts, al);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		Elf *ar = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-		Elf_Cmd cmd = ELF_C_READ_MMAP;
-		Elf *m;
-		size_t cap = 0;
-		while (ar && (m = elf_begin(fd, cmd, ar)) != NULL) {
-			Elf_Arhdr *h = elf_getarhdr(m);
-			if (h && h->ar_name[0] != '/') {
-				if (al->n == cap) {
-					cap = cap ? 2 * cap : 64;
-					al->v = xrealloc(al->v, cap * sizeof *al->v);
-				}
-				struct layout *lay = &al->v[al->n++];
-				*lay = (struct layout){ .member = xstrdup(h->ar_name) };
-				read_sections(m, lay);
+	struct mapped *m = NULL;
+	for (size_t i = 0; i < d->mapped.n && !m; i++)
+		if (!strcmp(((struct mapped *)d->mapped.v[i])->path, f->path))
+			m = d->mapped.v[i];
+	if (!m) {
+		m = xcalloc(1, sizeof *m);
+		m->path = xstrdup(f->path);
+		pv_push(&d->mapped, m);
+		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+			void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+			if (p != MAP_FAILED) {
+				m->base = p;
+				m->size = (size_t)st.st_size;
 			}
-			cmd = elf_next(m);
-			elf_end(m);
 		}
-		if (ar)
-			elf_end(ar);
 		if (fd >= 0)
 			close(fd);
 	}
-	for (size_t i = 0; i < al->n; i++)
-		if (!strcmp(al->v[i].member, member))
-			return &al->v[i];
-	return NULL;
+	if (!m->base || f->member_off < 0 || (size_t)f->member_off > m->size ||
+	    f->member_size > m->size - (size_t)f->member_off)
+		return NULL;
+	return m->base + f->member_off;
 }
 
 static void read_layout(struct dw_obj *o, const struct debug_file *f)
@@ -205,7 +205,13 @@ static void read_layout(struct dw_obj *o, const struct debug_file *f)
 	const struct layout *lay = NULL;
 	struct layout own = { 0 };
 	if (f->member) {
-		lay = archive_layout(o->d, f->path, f->member);
+		char *data = member_bytes(o->d, f);
+		Elf *elf = data ? elf_memory(data, f->member_size) : NULL;
+		if (elf) {
+			read_sections(elf, &own);
+			elf_end(elf);
+		}
+		lay = &own;
 	} else {
 		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -270,41 +276,12 @@ static void read_symbols(struct dw_obj *o)
 		const char *sec = section_name(elf, shndx);
 		if (!sec)
 			continue;
-		o->syms[o->nsyms++] = (struct dw_sym){ name, sec, sym.st_value, true };
+		o->syms[o->nsyms++] = (struct dw_sym){ name, sec, sym.st_value, value, true };
 	}
 	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
 	for (size_t i = 1; i < o->nsyms; i++)
 		if (!strcmp(o->syms[i].name, o->syms[i - 1].name))
 			o->syms[i].unique = o->syms[i - 1].unique = false;
-}
-
-static bool report_archive(struct dw *d, const char *path)
-{
-	for (size_t i = 0; i < d->archives.n; i++)
-		if (!strcmp(d->archives.v[i], path))
-			return true;
-	pv_push(&d->archives, xstrdup(path));
-	dwfl_report_begin_add(d->dwfl);
-	Dwfl_Module *m = dwfl_report_offline(d->dwfl, path, path, -1);
-	dwfl_report_end(d->dwfl, NULL, NULL);
-	return m != NULL;
-}
-
-struct find_ctx {
-	const char *want;
-	Dwfl_Module *found;
-};
-
-static int find_module_cb(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
-{
-	struct find_ctx *f = arg;
-	/* An archive member is reported as "ARCHIVE:MEMBER". */
-	const char *colon = strrchr(name, ':');
-	char *norm = debugfind_module_name(colon ? colon + 1 : name);
-	if (!strcmp(norm, f->want))
-		f->found = m;
-	free(norm);
-	return f->found ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 /* Report one debug file (or archive member) for o; false with o->why. */
@@ -314,13 +291,16 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	free(o->file);
 	o->file = f->member ? xasprintf("%s(%s)", f->path, f->member) : xstrdup(f->path);
 	if (f->member) {
-		if (!report_archive(d, f->path)) {
-			o->why = xasprintf("libdwfl cannot read the archive: %s", dwfl_errmsg(-1));
+		/* Only this member: reporting the whole archive would open every
+		 * module in it. */
+		char *data = member_bytes(d, f);
+		if (!data) {
+			o->why = xstrdup("the archive cannot be read (truncated?)");
 			return false;
 		}
-		struct find_ctx fc = { o->name, NULL };
-		dwfl_getmodules(d->dwfl, find_module_cb, &fc, 0);
-		o->mod = fc.found;
+		dwfl_report_begin_add(d->dwfl);
+		o->mod = dwfl_report_offline_memory(d->dwfl, o->name, o->file, data, f->member_size);
+		dwfl_report_end(d->dwfl, NULL, NULL);
 	} else {
 		dwfl_report_begin_add(d->dwfl);
 		o->mod = dwfl_report_offline(d->dwfl, o->name, f->path, -1);
@@ -398,7 +378,7 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 		installed = xasprintf("kernel %s", d->release);
 	}
 	const struct debug_file *f = debugfind(d->ix, module);
-	struct debug_file own = { o->name, installed, NULL };
+	struct debug_file own = { .module = o->name, .path = installed };
 	bool ok = false;
 	if (module_file && debugfind_has_dwarf(module_file)) {
 		ok = attach(o, &own);
@@ -421,7 +401,7 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 		if (path) {
 			free(o->why);
 			o->why = NULL;
-			struct debug_file got = { o->name, path, NULL };
+			struct debug_file got = { .module = o->name, .path = path };
 			ok = attach(o, &got);
 			free(path);
 		}
@@ -1184,48 +1164,75 @@ static bool load_dwarf(struct dw_obj *o)
 	return o->dbg != NULL;
 }
 
+/* The function whose code starts at pc, in the unit that holds pc (found
+ * through .debug_aranges), once each. */
+static void consider_at(struct walk *w, Dwarf_Addr pc, struct ptrvec *seen)
+{
+	Dwarf_Die cu, die;
+	if (!dwarf_addrdie(w->o->dbg, pc, &cu) || dwarf_child(&cu, &die) != 0)
+		return;
+	do {
+		Dwarf_Addr entry;
+		if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry) || entry != pc)
+			continue;
+		uintptr_t off = (uintptr_t)dwarf_dieoffset(&die);
+		for (size_t k = 0; k < seen->n; k++)
+			if ((uintptr_t)seen->v[k] == off)
+				return;
+		pv_push(seen, (void *)off);
+		consider(w, &die);
+		return;
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+static bool base_name_matches(const char *pattern, const char *sym)
+{
+	char base[256];
+	size_t len = strcspn(sym, ".");
+	if (len >= sizeof base)
+		return false;
+	memcpy(base, sym, len);
+	base[len] = 0;
+	return fnmatch(pattern, base, 0) == 0;
+}
+
 /*
- * The kernel's DWARF is large: instead of every unit, only those holding a
- * function whose symbol matches (found by address through .debug_aranges).
+ * Instead of every unit of the DWARF (the kernel's is large, and a
+ * module's units are mostly the types of the headers it includes), only
+ * the units holding a function whose symbol matches: a clone's symbol is
+ * NAME.isra.0 and the like, at the address its DWARF gives.
  */
-static void walk_kernel_symbols(struct walk *w)
+static void walk_symbols(struct walk *w)
 {
 	struct dw_obj *o = w->o;
 	struct ptrvec seen = { 0 };
+	if (!o->is_kernel) {
+		for (size_t i = 0; i < o->nsyms; i++) {
+			const struct dw_sym *y = &o->syms[i];
+			if (!base_name_matches(w->q->function, y->name))
+				continue;
+			Dwarf_Addr pc = y->value - o->bias;
+			if (o->laid_out) {
+				size_t k = 0;
+				while (k < o->nsecs && strcmp(o->secs[k].name, y->section))
+					k++;
+				if (k == o->nsecs)
+					continue;
+				pc = o->secs[k].addr + y->offset;
+			}
+			consider_at(w, pc, &seen);
+		}
+		pv_free(&seen);
+		return;
+	}
 	int n = dwfl_module_getsymtab(o->mod);
-	char base[256];
 	for (int i = 0; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-			continue;
-		size_t len = strcspn(name, ".");
-		if (len >= sizeof base)
-			continue;
-		memcpy(base, name, len);
-		base[len] = 0;
-		if (fnmatch(w->q->function, base, 0) != 0)
-			continue;
-		Dwarf_Addr pc = value - o->bias;
-		Dwarf_Die cu, die;
-		if (!dwarf_addrdie(o->dbg, pc, &cu) || dwarf_child(&cu, &die) != 0)
-			continue;
-		do {
-			Dwarf_Addr entry;
-			if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry) ||
-			    entry != pc)
-				continue;
-			uintptr_t off = (uintptr_t)dwarf_dieoffset(&die);
-			bool dup = false;
-			for (size_t k = 0; k < seen.n && !dup; k++)
-				dup = (uintptr_t)seen.v[k] == off;
-			if (!dup) {
-				pv_push(&seen, (void *)off);
-				consider(w, &die);
-			}
-			break;
-		} while (dwarf_siblingof(&die, &die) == 0);
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    base_name_matches(w->q->function, name))
+			consider_at(w, value - o->bias, &seen);
 	}
 	pv_free(&seen);
 }
@@ -1265,9 +1272,56 @@ static bool symbol_matches(const struct dw_obj *o, const char *pattern)
 	return false;
 }
 
+/*
+ * Could module have a function pattern matches? Its symbol table, read
+ * straight from the file, says so before libdwfl is asked to open it: a
+ * wildcard over thousands of modules opens only those that match.
+ */
+static bool file_has_function(struct dw *d, const struct debug_file *f, const char *pattern)
+{
+	int fd = -1;
+	Elf *elf;
+	if (f->member) {
+		char *data = member_bytes(d, f);
+		elf = data ? elf_memory(data, f->member_size) : NULL;
+	} else {
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	}
+	bool found = false, have_symtab = false;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn && !found;
+	     scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		have_symtab = true;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t n = data ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Sym sym;
+			const char *name;
+			found = gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+				(name = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+				base_name_matches(pattern, name);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	/* No symbol table to tell: let the full reader decide. */
+	return found || !have_symtab;
+}
+
 int dw_functions(struct dw *d, const char *module, const char *module_file,
 		 const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
+	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
+	bool opened = false;
+	for (size_t i = 0; i < d->objs.n && !opened; i++)
+		opened = !strcmp(((struct dw_obj *)d->objs.v[i])->name, module);
+	if (f && !opened && strcmp(module, "kernel") && !file_has_function(d, f, q->function))
+		return 0;
 	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
 	if (!o)
 		return -1;
@@ -1278,8 +1332,8 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		return -1;
 	}
 	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
-	if (o->is_kernel)
-		walk_kernel_symbols(&w);
+	if (o->is_kernel || o->nsyms)
+		walk_symbols(&w);
 	else
 		walk_units(&w);
 	return w.found;

@@ -522,7 +522,7 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 			set_entry_offset(c, p, f);
 		placed++;
 	}
-	if (sites.n > MAX_WILDCARD_MATCHES) {
+	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
 		diag_error(loc, D_BAD_PROBE_ARG,
 			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
 			   "wildcard", spec, sites.n, MAX_WILDCARD_MATCHES);
@@ -721,7 +721,8 @@ static void module_function_point(struct pp_ctx *c)
 	struct ptrvec modules = { 0 };
 	if (!module_file && strpbrk(pattern, "*?[")) {
 		for (size_t i = 0; i < c->s->debug_ix->n; i++)
-			if (!fnmatch(pattern, c->s->debug_ix->files[i].module, 0))
+			if (!fnmatch(pattern, c->s->debug_ix->files[i].module, 0) &&
+			    strcmp(c->s->debug_ix->files[i].module, "kernel"))
 				pv_push(&modules, c->s->debug_ix->files[i].module);
 		/* In name order, whatever order the places listed them in. */
 		qsort(modules.v, modules.n, sizeof *modules.v, name_cmp);
@@ -752,7 +753,7 @@ static void module_function_point(struct pp_ctx *c)
 		diag_note(mc->arg->loc, "looked in: %s", b.s);
 		sb_free(&b);
 	}
-	if (sites.n > MAX_WILDCARD_MATCHES) {
+	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
 		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
 			   "'%s' in '%s' matches %zu places; Tapline places at most %d probes for one "
 			   "wildcard",
