@@ -248,6 +248,8 @@ const char *debugfind_installed(struct debug_index *ix, const char *module)
 {
 	if (!ix->installed_read)
 		read_installed(ix);
+	if (!ix->ninstalled)
+		return NULL;
 	struct debug_file key = { .module = (char *)module };
 	const struct debug_file *f =
 		bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);

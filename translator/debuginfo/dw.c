@@ -1443,3 +1443,19 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 	}
 	return found;
 }
+
+void dw_end(struct dw *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	for (size_t i = 0; i < d->mapped.n; i++) {
+		struct mapped *m = d->mapped.v[i];
+		if (m->base)
+			munmap(m->base, m->size);
+		free(m->path);
+		free(m);
+	}
+	pv_free(&d->mapped);
+	pv_free(&d->objs);
+	free(d);
+}
