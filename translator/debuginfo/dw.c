@@ -290,6 +290,9 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	struct dw *d = o->d;
 	free(o->file);
 	o->file = f->member ? xasprintf("%s(%s)", f->path, f->member) : xstrdup(f->path);
+	/* Before libdwfl sees the file: it rewrites the section addresses in
+	 * its copy (for a member, the very bytes read here). */
+	read_layout(o, f);
 	if (f->member) {
 		/* Only this member: reporting the whole archive would open every
 		 * module in it. */
@@ -343,7 +346,6 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 		}
 		return true;
 	}
-	read_layout(o, f);
 	read_symbols(o);
 	return true;
 }
