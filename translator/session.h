@@ -92,7 +92,8 @@ enum taccess_result {
 struct target_access {
 	enum taccess_result result;
 	char *text;               /* as written, for messages */
-	const struct tloc *loc;   /* the base's location; NULL: saved at entry_off */
+	const struct tloc *loc;   /* the base's location; NULL: saved at entry_off, or base_expr */
+	struct node *base_expr;   /* @cast: the base's address is this expression's value */
 	size_t entry_off;
 	struct ctype *base_type;
 	bool materialize;         /* the base is a value held in a register: copy it to memory */

@@ -379,7 +379,16 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 	struct reader r;
 	reader_init(&r, g, a, n);
 	bool is_addr;
-	char *cur = cg_base(&r, a->loc, a->entry_off, &is_addr);
+	char *cur;
+	if (a->base_expr) {
+		char *v = cg_expr(g, a->base_expr);
+		cur = new_long_temp(g);
+		emit(g, "%s = %s;", cur, v);
+		free(v);
+		is_addr = true;
+	} else {
+		cur = cg_base(&r, a->loc, a->entry_off, &is_addr);
+	}
 	if (a->materialize && !is_addr) {
 		char *buf = new_buffer(g, 8);
 		emit(g, "__builtin_memcpy(%s, &%s, 8);", buf, cur);

@@ -551,6 +551,7 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_VAR:
 		return var_ref(n->sym);
 	case N_TARGET:
+	case N_CAST:
 		return cg_target(g, n);
 	case N_ENTRY:
 		return cg_entry_value(g, n);
@@ -623,7 +624,6 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_STAR:
 	case N_HIST:
 	case N_MEMBER:
-	case N_CAST:
 	case N_ATVAR:
 	case N_AUTOCAST:
 	case N_DEFINED:

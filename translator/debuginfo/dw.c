@@ -1461,3 +1461,74 @@ void dw_end(struct dw *d)
 	pv_free(&d->objs);
 	free(d);
 }
+
+/* --- types by name (@cast) --- */
+
+static bool type_named(Dwarf_Die *die, const char *tag_word, const char *name)
+{
+	int tag = dwarf_tag(die);
+	const char *n = dwarf_diename(die);
+	if (!n || strcmp(n, name) || dwarf_hasattr(die, DW_AT_declaration))
+		return false;
+	if (!tag_word)
+		return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+		       tag == DW_TAG_typedef || tag == DW_TAG_base_type ||
+		       tag == DW_TAG_enumeration_type;
+	return (!strcmp(tag_word, "struct") && tag == DW_TAG_structure_type) ||
+	       (!strcmp(tag_word, "union") && tag == DW_TAG_union_type) ||
+	       (!strcmp(tag_word, "enum") && tag == DW_TAG_enumeration_type);
+}
+
+struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why)
+{
+	struct dw_obj *o = usable_obj(d, module, NULL, true, why);
+	if (!o)
+		return NULL;
+	/* "struct file", "union u", "enum e", or a bare name; a trailing '*'
+	 * makes a pointer to it. */
+	char *want = xstrdup(type);
+	size_t len = strlen(want);
+	int pointers = 0;
+	while (len && (want[len - 1] == '*' || want[len - 1] == ' ')) {
+		pointers += want[len - 1] == '*';
+		want[--len] = 0;
+	}
+	const char *tag_word = NULL, *name = want;
+	static const char *const words[] = { "struct ", "union ", "enum " };
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t n = strlen(words[i]);
+		if (!strncmp(want, words[i], n)) {
+			want[n - 1] = 0;
+			tag_word = want;
+			name = want + n;
+		}
+	}
+	struct ctype *found = NULL;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (!found && dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				if (type_named(&child, tag_word, name)) {
+					found = dw_type(o, &child);
+					break;
+				}
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	for (int i = 0; found && i < pointers; i++) {
+		struct ctype *p = xcalloc(1, sizeof *p);
+		p->kind = CT_PTR;
+		p->size = 8;
+		p->complete = true;
+		p->target = found;
+		p->name = xasprintf("%s*", found->name);
+		found = p;
+	}
+	if (!found)
+		*why = xasprintf("%s has no type '%s'", o->file, type);
+	free(want);
+	return found;
+}

@@ -39,6 +39,9 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
  * matches: one site per function, at the line's first address. */
 int dw_statements(struct dw *d, const char *module, const char *module_file,
 		  const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why);
+/* The type written type ("struct file", "tt_point", "char *") in module's
+ * DWARF, or NULL with *why. */
+struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why);
 /* Close the files (the sites and types made stay). */
 void dw_end(struct dw *d);
 /* Every function name of module, for "did you mean". */

@@ -598,6 +598,11 @@ static void kernel_function_point(struct pp_ctx *c)
 
 /* --- module("m").function("f") through DWARF --- */
 
+struct dw *sema_debuginfo(struct session *s)
+{
+	return debuginfo(s);
+}
+
 static struct dw *debuginfo(struct session *s)
 {
 	if (!s->dw) {

@@ -37,6 +37,9 @@ struct symbol *sema_find_function(const struct session *s, const char *name, int
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 			   const struct symbol *v);
 
+/* The session's debug information, opened on first use (probes.c). */
+struct dw *sema_debuginfo(struct session *s);
+
 /* Does the tree use target expressions ($var, @entry, @cast, ...)? */
 bool sema_uses_targets(struct node *n);
 
@@ -45,6 +48,9 @@ bool sema_uses_targets(struct node *n);
  * at_entry: inside @entry(...) of a .return probe. */
 struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
 				     bool at_entry, bool quiet);
+/* @cast(addr, "type"[, "module"]): the plan for n (N_CAST), or NULL after
+ * an error. */
+struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n);
 /* Evaluate entry (an N_ENTRY, whose lhs is typed) at the function's entry,
  * into size bytes of the call's entry data: sets entry->access. */
 void target_save_at_entry(struct handler *h, struct node *entry, size_t size);

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "debuginfo/dw.h"
 #include "front/diag.h"
 #include "sema/sema.h"
 
@@ -409,4 +410,38 @@ void target_save_at_entry(struct handler *h, struct node *entry, size_t size)
 	h->entry_size += (size + 7) & ~(size_t)7;
 	entry->access = a;
 	pv_push(&h->entry_exprs, entry);
+}
+
+struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n)
+{
+	struct resolver r = { s, h, n, false, false };
+	/* The module the type is in: named, else the probe's own, else the
+	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
+	char *module = NULL;
+	if (n->rhs) {
+		module = xstrndup(n->rhs->str, strcspn(n->rhs->str, "<"));
+		char *norm = debugfind_module_name(module);
+		free(module);
+		module = norm;
+	} else {
+		module = xstrdup(h && h->site ? h->site->object : "kernel");
+	}
+	char *why = NULL;
+	struct ctype *t = dw_find_type(sema_debuginfo(s), module, n->str, &why);
+	if (!t) {
+		err(&r, "@cast: %s", why ? why : "no debug information for that module");
+		if (!why)
+			hint(&r, "@cast reads the type from the DWARF of '%s'; install its debug "
+				 "information or name another module: @cast(p, \"type\", \"module\")",
+			     module);
+		free(why);
+		free(module);
+		return NULL;
+	}
+	free(module);
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->text = ast_expr_text(n);
+	a->base_expr = n->lhs;
+	a->base_type = ctype_complete(t);
+	return walk_members(&r, a, IN_MEMORY) ? a : NULL;
 }

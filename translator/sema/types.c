@@ -925,6 +925,16 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		t = check_entry(c, n);
 		break;
 	case N_CAST:
+		for (struct node *m = n->list; m; m = m->next)
+			if (m->lhs)
+				check_expr(c, m->lhs, T_LONG);
+		check_expr(c, n->lhs, T_LONG);
+		if (!n->access)
+			n->access = target_resolve_cast(c->s, c->h, n);
+		if (!n->access)
+			n->access = &failed_access;
+		t = access_type(n->access);
+		break;
 	case N_ATVAR:
 		if (n->lhs)
 			check_expr(c, n->lhs, T_UNKNOWN);
