@@ -1166,25 +1166,63 @@ static bool load_dwarf(struct dw_obj *o)
 	return o->dbg != NULL;
 }
 
-/* The function whose code starts at pc, in the unit that holds pc (found
- * through .debug_aranges), once each. */
-static void consider_at(struct walk *w, Dwarf_Addr pc, struct ptrvec *seen)
+/* A matching symbol's address, and the unit that holds it. */
+struct candidate {
+	Dwarf_Off cu;
+	Dwarf_Addr pc;
+};
+
+static int candidate_cmp(const void *x, const void *y)
 {
-	Dwarf_Die cu, die;
-	if (!dwarf_addrdie(w->o->dbg, pc, &cu) || dwarf_child(&cu, &die) != 0)
+	const struct candidate *a = x, *b = y;
+	if (a->cu != b->cu)
+		return a->cu < b->cu ? -1 : 1;
+	return a->pc < b->pc ? -1 : a->pc > b->pc;
+}
+
+static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, size_t *n,
+			  size_t *cap)
+{
+	Dwarf_Die cu;
+	if (!dwarf_addrdie(w->o->dbg, pc, &cu))
 		return;
-	do {
-		Dwarf_Addr entry;
-		if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry) || entry != pc)
-			continue;
-		uintptr_t off = (uintptr_t)dwarf_dieoffset(&die);
-		for (size_t k = 0; k < seen->n; k++)
-			if ((uintptr_t)seen->v[k] == off)
-				return;
-		pv_push(seen, (void *)off);
-		consider(w, &die);
-		return;
-	} while (dwarf_siblingof(&die, &die) == 0);
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc };
+}
+
+/* Each unit holding candidates is walked once (found through
+ * .debug_aranges): its functions whose code starts at a candidate's
+ * address are the matches. */
+static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
+{
+	qsort(v, n, sizeof *v, candidate_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j].cu == v[i].cu)
+			j++;
+		Dwarf_Die cu, die;
+		if (dwarf_offdie(w->o->dbg, v[i].cu, &cu) && dwarf_child(&cu, &die) == 0) {
+			do {
+				Dwarf_Addr entry;
+				if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry))
+					continue;
+				size_t lo = i, hi = j;
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+					if (v[mid].pc < entry)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < j && v[lo].pc == entry)
+					consider(w, &die);
+			} while (dwarf_siblingof(&die, &die) == 0);
+		}
+		i = j;
+	}
 }
 
 static bool base_name_matches(const char *pattern, const char *sym)
@@ -1207,7 +1245,8 @@ static bool base_name_matches(const char *pattern, const char *sym)
 static void walk_symbols(struct walk *w)
 {
 	struct dw_obj *o = w->o;
-	struct ptrvec seen = { 0 };
+	struct candidate *v = NULL;
+	size_t n = 0, cap = 0;
 	if (!o->is_kernel) {
 		for (size_t i = 0; i < o->nsyms; i++) {
 			const struct dw_sym *y = &o->syms[i];
@@ -1222,21 +1261,22 @@ static void walk_symbols(struct walk *w)
 					continue;
 				pc = o->secs[k].addr + y->offset;
 			}
-			consider_at(w, pc, &seen);
+			add_candidate(w, pc, &v, &n, &cap);
 		}
-		pv_free(&seen);
-		return;
+	} else {
+		int nsyms = dwfl_module_getsymtab(o->mod);
+		for (int i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
+								   NULL);
+			if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    base_name_matches(w->q->function, name))
+				add_candidate(w, value - o->bias, &v, &n, &cap);
+		}
 	}
-	int n = dwfl_module_getsymtab(o->mod);
-	for (int i = 0; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
-		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    base_name_matches(w->q->function, name))
-			consider_at(w, value - o->bias, &seen);
-	}
-	pv_free(&seen);
+	consider_candidates(w, v, n);
+	free(v);
 }
 
 static struct dw_obj *usable_obj(struct dw *d, const char *module, const char *module_file,
