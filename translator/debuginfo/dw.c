@@ -971,19 +971,22 @@ static bool have_var(const struct probe_site *s, const char *name)
 static void load_vars(struct probe_site *s)
 {
 	struct dw_obj *o = s->src_ctx;
-	Dwarf_Die func, cudie;
-	if (!dwarf_offdie(o->dbg, s->src_key, &func) || !dwarf_diecu(&func, &cudie, NULL, NULL))
+	Dwarf_Die func, cudie, own;
+	if (!dwarf_offdie(o->dbg, s->src_frame ? s->src_frame : s->src_key, &func) ||
+	    !dwarf_offdie(o->dbg, s->src_key, &own) || !dwarf_diecu(&func, &cudie, NULL, NULL))
 		return;
 	size_t cap = 0;
 	Dwarf_Addr entry = 0;
 	function_entry(&func, &entry);
 	struct where w = { o, &func, s->src_pc, s->src_pc == entry };
 	Dwarf_Die *scopes = NULL;
-	int nscopes = dwarf_getscopes(&cudie, s->src_pc, &scopes);
+	/* An inlined copy's variables are its own DIE's children; the frame
+	 * base is the function it was inlined into. */
+	int nscopes = s->src_frame ? 0 : dwarf_getscopes(&cudie, s->src_pc, &scopes);
 	/* The function itself, then the blocks inside it that hold the pc. */
 	Dwarf_Die *chain[16];
 	int nchain = 0;
-	chain[nchain++] = &func;
+	chain[nchain++] = &own;
 	for (int i = nscopes - 1; i >= 0 && nchain < 16; i--) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_lexical_block && dwarf_dieoffset(&scopes[i]) != s->src_key)
@@ -1571,4 +1574,102 @@ struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, c
 		*why = xasprintf("%s has no type '%s'", o->file, type);
 	free(want);
 	return found;
+}
+
+/* --- inlined copies (.inline) --- */
+
+struct inline_walk {
+	struct walk *w;
+	Dwarf_Die *func;   /* the function being walked */
+};
+
+static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, const char *name,
+			    Dwarf_Addr pc)
+{
+	struct dw_obj *o = w->o;
+	uint64_t a = 0;
+	const char *secname = o->is_kernel ? ".text" : dwarf_to_section(o, pc, &a);
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	if (!secname || !strncmp(secname, ".init", 5) ||
+	    (!o->is_kernel && !anchor_for(o, name, secname, a, s))) {
+		(*w->left_out)++;
+		free(s);
+		return;
+	}
+	Dwarf_Attribute fa;
+	Dwarf_Die origin;
+	const char *file = NULL;
+	int line = 0;
+	if (dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &fa), &origin)) {
+		file = dwarf_decl_file(&origin);
+		dwarf_decl_line(&origin, &line);
+	}
+	if (w->q->file && !file_matches(w->q->file, file)) {
+		free(s);
+		return;
+	}
+	s->object = xstrdup(o->name);
+	s->object_file = xstrdup(o->file);
+	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	s->function = xstrdup(name);
+	s->decl_file = file ? xstrdup(file) : NULL;
+	s->decl_line = line;
+	s->is_inline = true;
+	s->source = "DWARF";
+	s->load_vars = load_vars;
+	s->src_ctx = o;
+	s->src_key = dwarf_dieoffset(die);
+	s->src_frame = dwarf_dieoffset(func);
+	s->src_pc = pc;
+	if (o->is_kernel) {
+		s->anchor = xstrdup("_text");
+		s->text_offset = pc + o->bias - o->text_addr;
+		s->anchor_offset = (int64_t)s->text_offset;
+	}
+	pv_push(w->sites, s);
+	w->found++;
+}
+
+static void walk_inlines(struct inline_walk *iw, Dwarf_Die *parent)
+{
+	Dwarf_Die die;
+	if (dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&die);
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute na;
+			const char *name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &na));
+			Dwarf_Addr pc;
+			if (name && fnmatch(iw->w->q->function, name, 0) == 0 && function_entry(&die, &pc))
+				add_inline_site(iw->w, iw->func, &die, name, pc);
+		}
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+			walk_inlines(iw, &die);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+int dw_inlines(struct dw *d, const char *module, const char *module_file,
+	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
+{
+	struct dw_obj *o = usable_obj(d, module, module_file, true, why);
+	if (!o)
+		return -1;
+	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				Dwarf_Addr pc;
+				if (dwarf_tag(&child) != DW_TAG_subprogram || !function_entry(&child, &pc))
+					continue;
+				struct inline_walk iw = { &w, &child };
+				walk_inlines(&iw, &child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	return w.found;
 }

@@ -44,6 +44,10 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why);
 /* Close the files (the sites and types made stay). */
 void dw_end(struct dw *d);
+/* The inlined copies of the functions q matches (.inline): one site at
+ * each copy's first address. */
+int dw_inlines(struct dw *d, const char *module, const char *module_file,
+	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why);
 /* Every function name of module, for "did you mean". */
 void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *name, void *ctx),
 		      void *ctx);

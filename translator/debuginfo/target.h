@@ -139,6 +139,7 @@ struct probe_site {
 	char *decl_file;     /* the function's source file, and line (a statement's own) */
 	int decl_line;
 	bool is_statement;   /* a statement probe: inside the function, not at its entry */
+	bool is_inline;      /* an inlined copy of the function, inside another */
 	char *anchor;        /* symbol to place the probe by */
 	int64_t anchor_offset; /* negative: before the anchor */
 	uint64_t text_offset;  /* the kernel's: from _text */
@@ -152,6 +153,7 @@ struct probe_site {
 	void *src_ctx;
 	uint64_t src_key;    /* the function (a DIE offset, a BTF id) */
 	uint64_t src_pc;     /* the probe's address as the source counts it */
+	uint64_t src_frame;  /* an inlined copy: the function it is in (0: src_key itself) */
 };
 
 /* The site's variables, loaded on first use. */

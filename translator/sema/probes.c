@@ -30,7 +30,7 @@ static const char *const known_shapes[] = {
 	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return", "module.function", "module.function.call",
-	"module.function.return", "module.statement",
+	"module.function.return", "module.function.inline", "module.statement",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -40,7 +40,7 @@ static const char *const families[] = {
 	"timer.hz(N)",
 	"kernel.function(\"name\")[.call|.return]",
 	"kprobe.function(\"name\")[.return]",
-	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return]",
+	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
 	"module(\"m\").statement(\"name@file:line\")",
 };
 
@@ -112,7 +112,7 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 	sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
 	if (site->decl_file)
 		sb_printf(&b, "@%s:%d", site->decl_file, site->decl_line);
-	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : "");
+	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : site->is_inline ? ".inline" : "");
 	p->pp_text = sb_detach(&b);
 	struct handler *h = c->pt->handler(c->pt->arg, false);
 	if (sema_uses_targets(h->body) && h->site)
@@ -675,7 +675,7 @@ static void module_function_point(struct pp_ctx *c)
 {
 	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
 	enum probe_kind kind = PK_KPROBE;
-	bool statement = comp_is(c, 1, "statement");
+	bool statement = comp_is(c, 1, "statement"), inline_copies = false;
 	if (statement && c->n != 2) {
 		unknown_shape(c);
 		return;
@@ -683,9 +683,7 @@ static void module_function_point(struct pp_ctx *c)
 	if (!statement && c->n == 3 && comp_is(c, 2, "return")) {
 		kind = PK_KRETPROBE;
 	} else if (!statement && c->n == 3 && comp_is(c, 2, "inline")) {
-		diag_error(c->comps[2].loc, D_UNSUPPORTED,
-			   "'.inline' probes are not supported by Tapline yet");
-		return;
+		inline_copies = true;
 	} else if (!statement && !(c->n == 2 || (c->n == 3 && comp_is(c, 2, "call")))) {
 		unknown_shape(c);
 		return;
@@ -740,7 +738,8 @@ static void module_function_point(struct pp_ctx *c)
 	for (size_t i = 0; i < modules.n; i++) {
 		char *why = NULL;
 		int r = statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
-				  : dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
+			: inline_copies ? dw_inlines(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
+					: dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
 		if (r < 0) {
 			if (modules.n == 1 && !c->pt->optional)
 				no_debuginfo(c, modules.v[i], why, mc->arg->loc);
