@@ -398,6 +398,19 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 					   o->build_id, want, installed);
 		}
 	}
+	/* The build-id link a -dbg package installs: .build-id/ab/cdef....debug */
+	if (!ok && want && strlen(want) > 2 && !getenv("TAPLINE_NO_SYSTEM_DEBUGINFO")) {
+		char *link = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", want, want + 2);
+		if (file_exists(link)) {
+			free(o->why);
+			o->why = NULL;
+			struct debug_file byid = { .module = o->name, .path = link };
+			ok = attach(o, &byid);
+		} else {
+			pv_push(&d->ix->looked, xasprintf("%s (no such file)", link));
+		}
+		free(link);
+	}
 	if (!ok && want) {
 		char *path = debugfind_debuginfod(d->ix, want, module);
 		if (path) {
