@@ -390,8 +390,10 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 				   "has none",
 				   text);
 			free(text);
-			diag_hint("module(\"M\").function(\"F\") probes read DWARF; for kernel "
-				  "functions only $return is available so far");
+			diag_hint("kernel functions need the kernel's DWARF: install "
+				  "linux-image-%s-dbg (BTF-typed arguments without it are still to "
+				  "come); module functions need the module's (see --debuginfo-path)",
+				  s->release);
 		}
 		return NULL;
 	}
