@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 6
+#define RT_API_VERSION 7
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -68,6 +68,21 @@ struct rt_probe {
 	rt_size entry_size;
 };
 
+/*
+ * A static object of the probed code (a global, a function's static
+ * variable): in the kernel at an offset from _text; in a module, at an
+ * offset from a symbol unique there. Its address is filled in while its
+ * module is loaded.
+ */
+struct rt_static {
+	const char *module;          /* 0: the kernel */
+	const char *module_build_id; /* hex, as the translator saw it; 0: unknown */
+	const char *symbol;          /* a module's symbol */
+	rt_long offset;              /* from symbol */
+	rt_size text_offset;         /* the kernel: from _text */
+	unsigned long addr;          /* run time; 0: not known now */
+};
+
 struct rt_script {
 	int api_version;
 	const struct rt_probe *probes; /* begin probes first, end probes last */
@@ -92,6 +107,8 @@ struct rt_script {
 	rt_size iter_slots;      /* entries sorted foreach snapshots may hold at once */
 	int regex_prog;          /* instructions of the largest regular expression */
 	rt_size printk_offset;   /* _printk's offset from _text, to find _text; 0: unknown */
+	struct rt_static *statics; /* the static objects the script reads */
+	rt_size nstatics;
 };
 
 extern const struct rt_script rt_script;
@@ -298,6 +315,9 @@ rt_long rt_return_value(struct rt_context *c);
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip) at the probe. what:
  * the script expression, for the error when the hit has no registers. */
 unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc);
+/* The address of rt_script.statics[i], or a failure naming what when its
+ * module is not loaded. */
+unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, const char *loc);
 /* size (1, 2, 4, 8) bytes at addr, sign- or zero-extended; a bad address
  * fails the hit ("cannot read N bytes at 0xADDR for WHAT") and gives 0. */
 rt_long rt_kread(struct rt_context *c, unsigned long addr, int size, int is_signed,

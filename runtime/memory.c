@@ -38,6 +38,20 @@ unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const ch
 	return *(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
 }
 
+unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, const char *loc)
+{
+	const struct rt_static *st = &rt_script.statics[i];
+	unsigned long addr = READ_ONCE(st->addr);
+
+	if (!addr) {
+		if (st->module)
+			rt_failf(c, loc, NULL, "%s: module %s is not loaded", what, st->module);
+		else
+			rt_failf(c, loc, NULL, "%s: the kernel's _text address is not known", what);
+	}
+	return addr;
+}
+
 static void rt_read_failed(struct rt_context *c, unsigned long addr, rt_size size,
 			   const char *what, const char *loc)
 {

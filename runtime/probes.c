@@ -360,14 +360,17 @@ static bool rt_waits_for_module(const struct rt_placed *pl, int rc)
 }
 
 static int rt_module_event(struct notifier_block *nb, unsigned long event, void *data);
+static void rt_statics_start(void);
 
 static struct notifier_block rt_module_nb = {
 	.notifier_call = rt_module_event,
 };
 
-int rt_probes_start(void)
+/* Before the begin probes: what they may read (static objects' addresses),
+ * and the module notifier that keeps those and the probes up to date. */
+int rt_probes_prepare(void)
 {
-	int i, rc, err = 0;
+	int i;
 	bool modules = false;
 
 	rt_placed = kcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL);
@@ -377,9 +380,21 @@ int rt_probes_start(void)
 		rt_placed[i].p = &rt_script.probes[i];
 		modules |= rt_script.probes[i].module != NULL;
 	}
+	for (i = 0; i < (int)rt_script.nstatics; i++)
+		modules |= rt_script.statics[i].module != NULL;
 	/* First, so that a module loaded while the others are placed is seen. */
 	if (modules && register_module_notifier(&rt_module_nb) == 0)
 		rt_notifier_registered = true;
+	mutex_lock(&rt_placing);
+	rt_statics_start();
+	mutex_unlock(&rt_placing);
+	return 0;
+}
+
+int rt_probes_start(void)
+{
+	int i, rc, err = 0;
+
 	mutex_lock(&rt_placing);
 	rt_place_ftrace_entries();
 	for (i = 0; i < rt_script.nprobes; i++) {
@@ -476,6 +491,71 @@ static void rt_module_coming(struct module *mod)
 	}
 }
 
+/*
+ * Static objects' addresses: the kernel's from _text at start; a module's
+ * from its own symbol table while it is loaded (at start, or when it
+ * arrives). A module of another build gets none.
+ */
+static void rt_statics_of(struct module *mod, bool check_build_id)
+{
+	char have[129] = "";
+	bool checked = false;
+	rt_size i;
+
+	for (i = 0; i < rt_script.nstatics; i++) {
+		struct rt_static *st = &rt_script.statics[i];
+		unsigned long base;
+
+		if (!st->module || strcmp(st->module, mod->name))
+			continue;
+		if (check_build_id && st->module_build_id) {
+			if (!checked && !rt_module_build_id(mod, have, sizeof(have)))
+				strscpy(have, "(none found)", sizeof(have));
+			checked = true;
+			if (strcmp(have, st->module_build_id))
+				continue;
+		}
+		preempt_disable();
+		base = rt_module_symbol(mod, st->symbol);
+		preempt_enable();
+		WRITE_ONCE(st->addr, base ? base + st->offset : 0);
+	}
+}
+
+static void rt_statics_start(void)
+{
+	rt_size i;
+
+	for (i = 0; i < rt_script.nstatics; i++) {
+		struct rt_static *st = &rt_script.statics[i];
+		struct module *mod;
+
+		if (!st->module) {
+			if (rt_script.printk_offset)
+				st->addr = (unsigned long)&_printk - rt_script.printk_offset +
+					   st->text_offset;
+			continue;
+		}
+		if (st->addr)
+			continue;
+		/* staprun checked the build-id of a module loaded now. */
+		preempt_disable();
+		mod = rt_find_module(st->module);
+		if (mod)
+			rt_statics_of(mod, false);
+		preempt_enable();
+	}
+}
+
+static void rt_statics_going(struct module *mod)
+{
+	rt_size i;
+
+	for (i = 0; i < rt_script.nstatics; i++)
+		if (rt_script.statics[i].module && !strcmp(rt_script.statics[i].module, mod->name))
+			WRITE_ONCE(rt_script.statics[i].addr, 0);
+}
+
 static void rt_unplace(struct rt_placed *pl);
 
 /* A probed module leaves: its probes go, and wait for it again. */
@@ -501,10 +581,13 @@ static int rt_module_event(struct notifier_block *nb, unsigned long event, void 
 	if (event != MODULE_STATE_COMING && event != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&rt_placing);
-	if (rt_placed && event == MODULE_STATE_COMING)
+	if (rt_placed && event == MODULE_STATE_COMING) {
 		rt_module_coming(mod);
-	else if (rt_placed)
+		rt_statics_of(mod, true);
+	} else if (rt_placed) {
 		rt_module_going(mod);
+		rt_statics_going(mod);
+	}
 	mutex_unlock(&rt_placing);
 	return NOTIFY_DONE;
 }

@@ -100,6 +100,7 @@ struct seq_file;
 void rt_session_show(struct seq_file *m);
 
 /* probes.c */
+int rt_probes_prepare(void);
 int rt_probes_start(void);
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */

@@ -418,6 +418,11 @@ int rt_ctl_start(void)
 	}
 	rt_started = true;
 	atomic_set(&rt_sess.state, RT_RUNNING);
+	rc = rt_probes_prepare();
+	if (rc) {
+		mutex_unlock(&rt_ctl_mutex);
+		return rc;
+	}
 	rt_probes_run_all(RT_BEGIN);
 	if (atomic_read(&rt_sess.state) == RT_RUNNING)
 		rc = rt_probes_start();

@@ -70,6 +70,45 @@ static inline void rt_module_rodata(struct module *m, const char **base, size_t 
 #endif
 }
 
+/* The address of module m's symbol name from the module's own symbol
+ * table (probe: module_kallsyms.c); 0 if it has none by that name, or the
+ * table cannot be read. Call with preemption disabled. */
+static inline unsigned long rt_module_symbol(struct module *m, const char *name)
+{
+#ifdef RT_HAVE_MODULE_KALLSYMS
+	struct mod_kallsyms *ks = rcu_dereference_sched(m->kallsyms);
+	unsigned int i;
+
+	for (i = 0; ks && i < ks->num_symtab; i++)
+		if (ks->symtab[i].st_shndx != SHN_UNDEF &&
+		    !strcmp(ks->strtab + ks->symtab[i].st_name, name))
+			return ks->symtab[i].st_value;
+#endif
+	return 0;
+}
+
+/*
+ * The loaded module named name, or NULL; call with preemption disabled
+ * and use it only until it is enabled again. The kernel exports no
+ * lookup, so the module list is walked from this module's own entry: its
+ * head is the one entry outside the modules area (x86-64's
+ * MODULES_VADDR..MODULES_END), where every struct module lives.
+ */
+static inline struct module *rt_find_module(const char *name)
+{
+	struct module *m;
+
+	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
+		unsigned long at = (unsigned long)m;
+
+		if (at < MODULES_VADDR || at >= MODULES_END || m->state == MODULE_STATE_UNFORMED)
+			continue;
+		if (!strcmp(m->name, name))
+			return m;
+	}
+	return NULL;
+}
+
 /* get_kretprobe() replaced ri->rp (probe: get_kretprobe.c). */
 static inline struct kretprobe *rt_get_kretprobe(struct kretprobe_instance *ri)
 {

@@ -35,6 +35,13 @@ static void reader_free(struct reader *r)
 	free(r->loc);
 }
 
+static bool same_static(const struct tstatic *a, const struct tstatic *b)
+{
+	return !strcmp(a->object, b->object) && a->offset == b->offset &&
+	       a->text_offset == b->text_offset && !a->symbol == !b->symbol &&
+	       (!a->symbol || !strcmp(a->symbol, b->symbol));
+}
+
 /* The location program's result in a new temporary. */
 static char *cg_ops(struct reader *r, const struct tloc *l)
 {
@@ -68,6 +75,20 @@ static char *cg_ops(struct reader *r, const struct tloc *l)
 				fail_check(g);
 			}
 			break;
+		case LO_STATIC: {
+			/* One entry per object, however many expressions name it. */
+			size_t k = 0;
+			while (k < g->statics.n && !same_static(g->statics.v[k], l->stat))
+				k++;
+			if (k == g->statics.n)
+				pv_push(&g->statics, l->stat);
+			stack[sp] = new_long_temp(g);
+			emit(g, "%s = (rt_long)rt_static_addr(c, %zu, %s, %s);", stack[sp], k, r->what,
+			     r->loc);
+			fail_check(g);
+			sp++;
+			break;
+		}
 		case LO_NEG:
 			if (sp)
 				emit(g, "%s = (rt_long)(0UL - (unsigned long)%s);", stack[sp - 1],

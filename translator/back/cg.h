@@ -39,6 +39,7 @@ struct cg {
 	const char *ret_var;     /* C lvalue of the function's return value */
 	long long maxstr;
 	int *map_of, *stats_of;  /* by global index: its number in rt_maps / rt_stats, or -1 */
+	struct ptrvec statics;   /* the static objects target reads use (struct tstatic) */
 };
 
 void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

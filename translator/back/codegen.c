@@ -552,6 +552,7 @@ char *cg_expr(struct cg *g, struct node *n)
 		return var_ref(n->sym);
 	case N_TARGET:
 	case N_CAST:
+	case N_ATVAR:
 		return cg_target(g, n);
 	case N_ENTRY:
 		return cg_entry_value(g, n);
@@ -624,7 +625,6 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_STAR:
 	case N_HIST:
 	case N_MEMBER:
-	case N_ATVAR:
 	case N_AUTOCAST:
 	case N_DEFINED:
 	case N_PROBEWRITE:
@@ -1581,6 +1581,47 @@ char *cg_translate(struct session *s)
 	long long iter_slots = 0;
 	cg_data_tables(&g, &file, &nmaps, &nstats, &iter_slots);
 
+	/* The static objects read (globals, functions' static variables): the
+	 * runtime fills in their addresses as their objects come and go. */
+	if (g.statics.n) {
+		sb_puts(&file, "static struct rt_static rt_statics[] = {\n");
+		for (size_t i = 0; i < g.statics.n; i++) {
+			const struct tstatic *st = g.statics.v[i];
+			bool kernel = !strcmp(st->object, "kernel");
+			char *mod = kernel ? xstrdup("0") : c_string(st->object, strlen(st->object));
+			char *sym = st->symbol ? c_string(st->symbol, strlen(st->symbol)) : xstrdup("0");
+			char *id = st->build_id ? c_string(st->build_id, strlen(st->build_id))
+						: xstrdup("0");
+			sb_printf(&file,
+				  "\t{ .module = %s, .module_build_id = %s, .symbol = %s, .offset = %lldLL, "
+				  ".text_offset = 0x%llx },\n",
+				  mod, id, sym, (long long)st->offset, (unsigned long long)st->text_offset);
+			free(id);
+			free(mod);
+			free(sym);
+		}
+		sb_puts(&file, "};\n\n");
+		/* staprun checks these modules' build-ids too, as a probed module's. */
+		for (size_t i = 0; i < g.statics.n; i++) {
+			const struct tstatic *st = g.statics.v[i];
+			bool seen = !strcmp(st->object, "kernel") || !st->build_id;
+			for (size_t k = 0; k < prog->probes.n && !seen; k++) {
+				const struct probe *q = prog->probes.v[k];
+				seen = q->module && q->site && q->site->build_id &&
+				       !strcmp(q->module, st->object);
+			}
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = !strcmp(((const struct tstatic *)g.statics.v[k])->object,
+					       st->object);
+			if (!seen)
+				sb_printf(&file,
+					  "static const char rt_modinfo_static%zu[] __attribute__((section("
+					  "\".modinfo\"), used, aligned(1))) = "
+					  "\"tapline_module_build_id=%s:%s\";\n",
+					  i, st->object, st->build_id);
+		}
+	}
+
 	const long long *lim = s->limits;
 	/* Room for the largest handler frame plus MAXNESTING of the largest
 	 * function frame, each rounded up to the runtime's 16-byte alignment. */
@@ -1611,6 +1652,8 @@ char *cg_translate(struct session *s)
 		  "\t.iter_slots = %lld,\n"
 		  "\t.regex_prog = %d,\n"
 		  "\t.printk_offset = 0x%llx,\n"
+		  "\t.statics = %s,\n"
+		  "\t.nstatics = %zu,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1618,7 +1661,9 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_TRYLOCKDELAY], lim[LIMIT_HIST_ELISION], lim[LIMIT_MAXSKIPPED],
 		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
 		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
-		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset);
+		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset,
+		  g.statics.n ? "rt_statics" : "0", g.statics.n);
+	pv_free(&g.statics);
 	free(nlocks);
 	free(g.map_of);
 	free(g.stats_of);

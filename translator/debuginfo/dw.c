@@ -33,6 +33,7 @@ struct dw_sym {
 	uint64_t offset;     /* from the section's start */
 	uint64_t value;      /* its address in libdwfl's layout */
 	bool unique;         /* the only symbol of this name in the module */
+	bool is_func;        /* else a data object */
 };
 
 struct dw_section {
@@ -59,7 +60,7 @@ struct dw_obj {
 	size_t nsyms;
 	/* A file whose sections were already given addresses (eu-unstrip -R,
 	 * as archive members are made): DWARF's addresses are those, and these
-	 * are its code sections as the file has them (libdwfl changes the
+	 * are its allocated sections as the file has them (libdwfl changes the
 	 * addresses in its copy of the headers when it lays the module out). */
 	bool laid_out;
 	bool is_kernel;      /* vmlinux: sites are offsets from _text */
@@ -69,6 +70,7 @@ struct dw_obj {
 	struct type_slot *types;
 	size_t ntypes, types_cap;
 	struct type_source src;
+	struct ptrvec global_keys, globals; /* dw_global's answers: "name@file" and its tvar */
 };
 
 /* An archive mapped into memory (copy-on-write: libdwfl may write). */
@@ -139,7 +141,7 @@ static const char *section_name(Elf *elf, size_t shndx)
 	return elf_strptr(elf, shstrndx, sh.sh_name);
 }
 
-/* The code sections of one ET_REL file as it is on disk. */
+/* The allocated sections of one ET_REL file as it is on disk. */
 struct layout {
 	char *member;        /* in an archive, else NULL */
 	bool laid_out;       /* its sections have addresses already */
@@ -158,8 +160,6 @@ static void read_sections(Elf *elf, struct layout *lay)
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 			continue;
 		lay->laid_out |= sh.sh_addr != 0;
-		if (!(sh.sh_flags & SHF_EXECINSTR))
-			continue;
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (lay->nsecs == cap) {
 			cap = cap ? 2 * cap : 8;
@@ -256,8 +256,8 @@ static const char *dwarf_to_section(struct dw_obj *o, Dwarf_Addr pc, uint64_t *o
 	return NULL;
 }
 
-/* The module's function symbols, each marked unique or not. A module is
- * ET_REL: a symbol's value is its offset in its section. */
+/* The module's function and data symbols, each marked unique or not. A
+ * module is ET_REL: a symbol's value is its offset in its section. */
 static void read_symbols(struct dw_obj *o)
 {
 	int n = dwfl_module_getsymtab(o->mod);
@@ -270,13 +270,15 @@ static void read_symbols(struct dw_obj *o)
 		Elf *elf;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, &shndx, &elf, NULL);
-		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || shndx == SHN_UNDEF ||
-		    !elf)
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || (type != STT_FUNC && type != STT_OBJECT) ||
+		    shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || !elf)
 			continue;
 		const char *sec = section_name(elf, shndx);
 		if (!sec)
 			continue;
-		o->syms[o->nsyms++] = (struct dw_sym){ name, sec, sym.st_value, value, true };
+		o->syms[o->nsyms++] =
+			(struct dw_sym){ name, sec, sym.st_value, value, true, type == STT_FUNC };
 	}
 	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
 	for (size_t i = 1; i < o->nsyms; i++)
@@ -815,6 +817,44 @@ static bool emit_frame_base(struct loc_builder *b, const struct where *w)
 	return false;
 }
 
+/*
+ * A static object at DWARF's address addr, as the runtime can find it: an
+ * offset from _text in the kernel; in a module, an offset from the
+ * nearest unique symbol of the same section. NULL if there is none.
+ */
+static struct tstatic *static_at(struct dw_obj *o, Dwarf_Addr addr)
+{
+	if (o->is_kernel) {
+		struct tstatic *st = xcalloc(1, sizeof *st);
+		st->object = xstrdup(o->name);
+		st->text_offset = addr + o->bias - o->text_addr;
+		return st;
+	}
+	uint64_t off;
+	const char *sec = dwarf_to_section(o, addr, &off);
+	if (!sec)
+		return NULL;
+	const struct dw_sym *below = NULL, *above = NULL;
+	for (size_t i = 0; i < o->nsyms; i++) {
+		const struct dw_sym *y = &o->syms[i];
+		if (!y->unique || strcmp(y->section, sec))
+			continue;
+		if (y->offset <= off && (!below || y->offset > below->offset))
+			below = y;
+		if (y->offset > off && (!above || y->offset < above->offset))
+			above = y;
+	}
+	const struct dw_sym *best = below ? below : above;
+	if (!best)
+		return NULL;
+	struct tstatic *st = xcalloc(1, sizeof *st);
+	st->object = xstrdup(o->name);
+	st->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	st->symbol = xstrdup(best->name);
+	st->offset = (int64_t)(off - best->offset);
+	return st;
+}
+
 /* One DWARF expression (without pieces) into l. */
 static void translate_ops(struct tloc *l, struct loc_builder *b, Dwarf_Attribute *attr,
 			  Dwarf_Op *ops, size_t n, const struct where *w)
@@ -872,9 +912,12 @@ static void translate_ops(struct tloc *l, struct loc_builder *b, Dwarf_Attribute
 			    eops[0].atom < DW_OP_reg0 || eops[0].atom > DW_OP_reg31)
 				return unusable(l, "an entry value Tapline cannot read", op);
 			emit(b, LO_REG, eops[0].atom - DW_OP_reg0);
-		} else if (op == DW_OP_addr) {
-			return unusable(l, "it is at a static address, which Tapline does not "
-					   "relocate yet", op);
+		} else if (op == DW_OP_addr && !l->stat) {
+			l->stat = static_at(w->o, ops[i].number);
+			if (!l->stat)
+				return unusable(l, "its static address has no symbol of its module to "
+						   "find it by", op);
+			emit(b, LO_STATIC, 0);
 		} else {
 			return unusable(l, "its location uses an operation Tapline does not "
 					   "handle", op);
@@ -1060,7 +1103,7 @@ static bool anchor_for(struct dw_obj *o, const char *name, const char *sec, uint
 	const struct dw_sym *below = NULL, *above = NULL;
 	for (size_t i = 0; i < o->nsyms; i++) {
 		const struct dw_sym *y = &o->syms[i];
-		if (!y->unique || strcmp(y->section, sec))
+		if (!y->unique || !y->is_func || strcmp(y->section, sec))
 			continue;
 		if (!strcmp(y->name, name) && y->offset == off) {
 			below = y;
@@ -1266,7 +1309,7 @@ static void walk_symbols(struct walk *w)
 	if (!o->is_kernel) {
 		for (size_t i = 0; i < o->nsyms; i++) {
 			const struct dw_sym *y = &o->syms[i];
-			if (!base_name_matches(w->q->function, y->name))
+			if (!y->is_func || !base_name_matches(w->q->function, y->name))
 				continue;
 			Dwarf_Addr pc = y->value - o->bias;
 			if (o->laid_out) {
@@ -1318,6 +1361,8 @@ static bool symbol_matches(const struct dw_obj *o, const char *pattern)
 {
 	char name[256];
 	for (size_t i = 0; i < o->nsyms; i++) {
+		if (!o->syms[i].is_func)
+			continue;
 		const char *sym = o->syms[i].name;
 		size_t n = strcspn(sym, ".");
 		if (n >= sizeof name)
@@ -1685,4 +1730,150 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 		off = next;
 	}
 	return w.found;
+}
+
+/* --- global and static variables --- */
+
+/* A data symbol of the module as a static: itself, when unique. */
+static struct tstatic *static_of_symbol(struct dw_obj *o, const char *name)
+{
+	if (o->is_kernel) {
+		int n = dwfl_module_getsymtab(o->mod);
+		for (int i = 0; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *sn = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
+								 NULL);
+			if (sn && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(sn, name)) {
+				struct tstatic *st = xcalloc(1, sizeof *st);
+				st->object = xstrdup(o->name);
+				st->text_offset = value - o->text_addr;
+				return st;
+			}
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < o->nsyms; i++) {
+		const struct dw_sym *y = &o->syms[i];
+		if (y->is_func || !y->unique || strcmp(y->name, name))
+			continue;
+		uint64_t addr = y->offset;
+		for (size_t k = 0; k < o->nsecs; k++)
+			if (o->laid_out && !strcmp(o->secs[k].name, y->section))
+				addr += o->secs[k].addr;
+		if (!o->laid_out)
+			addr = y->value - o->bias;
+		return static_at(o, addr);
+	}
+	return NULL;
+}
+
+static const char *unit_file(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr(cu, DW_AT_name, &a));
+}
+
+/*
+ * The global or static variable name of module: defined in a unit whose
+ * source file matches file (any unit when NULL), or only in the unit of
+ * the DIE at in_unit_of when that is not 0. A declaration with no
+ * definition in reach (an extern) is found by its symbol. NULL with *why.
+ */
+struct tvar *dw_global(struct dw *d, const char *module, const char *name, const char *file,
+		       uint64_t in_unit_of, char **why)
+{
+	*why = NULL;
+	struct dw_obj *o = usable_obj(d, module, NULL, true, why);
+	if (!o) {
+		if (!*why)
+			*why = xasprintf("no debug information for %s was found", module);
+		return NULL;
+	}
+	char *key = xasprintf("%s@%s#%llx", name, file ? file : "", (unsigned long long)in_unit_of);
+	for (size_t i = 0; i < o->global_keys.n; i++)
+		if (!strcmp(o->global_keys.v[i], key)) {
+			free(key);
+			return o->globals.v[i];
+		}
+	Dwarf_Die def, decl, only_cu;
+	int ndefs = 0;
+	bool have_decl = false;
+	struct strbuf where = { 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	if (in_unit_of) {
+		Dwarf_Die die;
+		if (!dwarf_offdie(o->dbg, in_unit_of, &die) || !dwarf_diecu(&die, &only_cu, NULL, NULL)) {
+			*why = xstrdup("its unit cannot be read");
+			free(key);
+			return NULL;
+		}
+	}
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, v;
+		if (in_unit_of)
+			cu = only_cu;
+		bool ok = in_unit_of || dwarf_offdie(o->dbg, off + hsize, &cu);
+		if (ok && (!file || file_matches(file, unit_file(&cu))) && dwarf_child(&cu, &v) == 0) {
+			do {
+				Dwarf_Attribute na;
+				if (dwarf_tag(&v) != DW_TAG_variable)
+					continue;
+				const char *vn = dwarf_formstring(dwarf_attr_integrate(&v, DW_AT_name, &na));
+				if (!vn || strcmp(vn, name))
+					continue;
+				if (dwarf_hasattr(&v, DW_AT_location) ||
+				    dwarf_hasattr(&v, DW_AT_const_value)) {
+					if (ndefs++ == 0)
+						def = v;
+					sb_printf(&where, "%s%s", ndefs > 1 ? ", " : "", unit_file(&cu));
+				} else if (!have_decl) {
+					decl = v;
+					have_decl = true;
+				}
+			} while (dwarf_siblingof(&v, &v) == 0);
+		}
+		if (in_unit_of)
+			break;
+		off = next;
+	}
+	struct tvar *tv = NULL;
+	if (ndefs > 1) {
+		*why = xasprintf("there are %d variables named '%s' (in %s): name the file, as "
+				 "@var(\"%s@FILE\")",
+				 ndefs, name, where.s, name);
+	} else if (ndefs == 1 || have_decl) {
+		tv = xcalloc(1, sizeof *tv);
+		tv->name = xstrdup(name);
+		struct where w = { o, NULL, 0, false };
+		if (ndefs == 1) {
+			load_var(&w, &def, tv);
+		} else {
+			Dwarf_Die ty;
+			tv->type = dw_type(o, die_type(&decl, &ty) ? &ty : NULL);
+			tv->loc.stat = static_of_symbol(o, name);
+			if (tv->loc.stat) {
+				tv->loc.kind = TL_MEMORY;
+				tv->loc.ops = xcalloc(1, sizeof *tv->loc.ops);
+				tv->loc.ops[0] = (struct tloc_op){ LO_STATIC, 0 };
+				tv->loc.nops = 1;
+			} else {
+				tv->loc.kind = TL_NONE;
+				tv->loc.why = xasprintf("it is only declared here, and %s has no symbol "
+							"'%s'", o->file, name);
+			}
+		}
+	} else {
+		*why = xasprintf("%s has no global or static variable '%s'%s%s", o->file, name,
+				 file ? " in a file matching " : "", file ? file : "");
+	}
+	free(where.s);
+	if (tv) {
+		pv_push(&o->global_keys, key);
+		pv_push(&o->globals, tv);
+	} else {
+		free(key);
+	}
+	return tv;
 }

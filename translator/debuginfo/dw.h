@@ -44,6 +44,12 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why);
 /* Close the files (the sites and types made stay). */
 void dw_end(struct dw *d);
+/* The global or static variable name of module, in a unit whose file
+ * matches file (NULL: any, and then it must be the only one), or in the
+ * unit of the DIE at in_unit_of (a probe site's src_key) when not 0.
+ * NULL with *why. */
+struct tvar *dw_global(struct dw *d, const char *module, const char *name, const char *file,
+		       uint64_t in_unit_of, char **why);
 /* The inlined copies of the functions q matches (.inline): one site at
  * each copy's first address. */
 int dw_inlines(struct dw *d, const char *module, const char *module_file,

@@ -88,6 +88,20 @@ enum tloc_op_kind {
 	LO_AND,
 	LO_OR,
 	LO_NEG,     /* top = -top */
+	LO_STATIC,  /* push the run-time address of the location's static object */
+};
+
+/*
+ * A static object (a global, a function's static variable) is at an
+ * address fixed only when its object is loaded: the runtime finds it from
+ * _text (the kernel) or from a symbol of the module, unique there.
+ */
+struct tstatic {
+	char *object;         /* "kernel" or the module's name */
+	char *build_id;       /* the module's, as its debug information says; NULL: unknown */
+	char *symbol;         /* a module: a data or code symbol, unique in it */
+	int64_t offset;       /* from symbol */
+	uint64_t text_offset; /* the kernel: from _text */
 };
 
 struct tloc_op {
@@ -111,6 +125,7 @@ struct tloc {
 	struct tloc_piece *pieces; /* TL_PIECES */
 	size_t npieces;
 	char *why;                 /* TL_NONE, or a location Tapline cannot use: why */
+	struct tstatic *stat;      /* LO_STATIC's object */
 };
 
 struct tloc_piece {

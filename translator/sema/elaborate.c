@@ -50,7 +50,9 @@ static void target_defined(struct node *n, void *ctx)
 		*ok = f->h && target_resolve(f->s, f->h, n, false, true) != NULL;
 	else if (n->kind == N_ENTRY)
 		*ok = f->h && f->h->site && f->h->is_return;
-	else if (n->kind == N_CAST || n->kind == N_ATVAR || n->kind == N_AUTOCAST)
+	else if (n->kind == N_ATVAR)
+		*ok = target_resolve_atvar(f->s, f->h, n, true) != NULL;
+	else if (n->kind == N_CAST || n->kind == N_AUTOCAST)
 		*ok = false;
 	if (*ok && n->kind != N_TARGET)
 		ast_for_children(n, target_defined, ctx);

@@ -51,6 +51,10 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 /* @cast(addr, "type"[, "module"]): the plan for n (N_CAST), or NULL after
  * an error. */
 struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n);
+/* @var("name@file"[, "module"]): the plan for n (N_ATVAR), or NULL after an
+ * error (none reported when quiet). */
+struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,
+					   bool quiet);
 /* Evaluate entry (an N_ENTRY, whose lhs is typed) at the function's entry,
  * into size bytes of the call's entry data: sets entry->access. */
 void target_save_at_entry(struct handler *h, struct node *entry, size_t size);

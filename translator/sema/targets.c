@@ -269,6 +269,34 @@ static bool save_at_entry(struct resolver *r, const struct tvar *v, struct targe
 	return true;
 }
 
+/* A global or static variable's plan: read where it is when the body runs
+ * (in a .return probe too: it is not the function's to save). */
+static struct target_access *plan_static(struct resolver *r, const struct tvar *v,
+					 struct target_access *a)
+{
+	if (v->loc.kind == TL_NONE) {
+		err(r, "'%s' cannot be read: %s", a->text, v->loc.why ? v->loc.why : "it has no location");
+		return NULL;
+	}
+	a->loc = &v->loc;
+	a->base_type = ctype_complete(v->type);
+	return walk_members(r, a, v->loc.kind == TL_VALUE ? AS_VALUE : IN_MEMORY) ? a : NULL;
+}
+
+/* The global or static variable name as the code at the probe sees it:
+ * one of its own unit. */
+static const struct tvar *unit_global(struct resolver *r, const char *name)
+{
+	struct probe_site *site = r->h->site;
+	if (!site->source || strcmp(site->source, "DWARF") || !site->src_key)
+		return NULL;
+	char *why = NULL;
+	const struct tvar *v =
+		dw_global(sema_debuginfo(r->s), site->object, name, NULL, site->src_key, &why);
+	free(why);
+	return v;
+}
+
 static struct target_access *resolve_var(struct resolver *r)
 {
 	struct probe_site *site = r->h->site;
@@ -295,6 +323,9 @@ static struct target_access *resolve_var(struct resolver *r)
 		return walk_members(r, a, AS_VALUE) ? a : NULL;
 	}
 	const struct tvar *v = site_var(site, name);
+	const struct tvar *g = v ? NULL : unit_global(r, name);
+	if (g)
+		return plan_static(r, g, a);
 	if (!v) {
 		err(r, "'$%s' is not a parameter or local variable of %s at this probe", name,
 		    where(site));
@@ -446,4 +477,78 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 	a->base_expr = n->lhs;
 	a->base_type = ctype_complete(t);
 	return walk_members(&r, a, IN_MEMORY) ? a : NULL;
+}
+
+/*
+ * @var("name@file"[, "module"]): a global or static variable of the
+ * module (named, else the probe's own, else the kernel) defined in a file
+ * matching the pattern. Without "@file", in a probe with debug
+ * information, the name as the probed code sees it: a parameter or local,
+ * else a global of its unit.
+ */
+struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,
+					   bool quiet)
+{
+	struct resolver r = { s, h, n, quiet, false };
+	const char *at = strchr(n->str, '@');
+	char *name = xstrndup(n->str, at ? (size_t)(at - n->str) : strlen(n->str));
+	const char *file = at ? at + 1 : NULL;
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->text = ast_expr_text(n);
+	struct probe_site *site = h ? h->site : NULL;
+	char *module = n->rhs ? debugfind_module_name(n->rhs->str)
+			      : xstrdup(site ? site->object : "kernel");
+	const struct tvar *v = NULL;
+	char *why = NULL;
+	if (!*name || (file && !*file)) {
+		err(&r, "@var(\"%s\"): name a variable, as @var(\"name\") or @var(\"name@file.c\")",
+		    n->str);
+		goto fail;
+	}
+	if (!file && site && !strcmp(module, site->object)) {
+		struct node *as_target = ast_new(N_TARGET, n->loc);
+		as_target->name = name;
+		as_target->list = n->list;
+		as_target->pretty = n->pretty;
+		as_target->addr_of = n->addr_of;
+		if (site_var(site, name) || unit_global(&r, name)) {
+			struct target_access *ta = target_resolve(s, h, as_target, false, quiet);
+			if (ta) {
+				free(ta->text);
+				ta->text = a->text;
+			}
+			free(a);
+			free(module);
+			return ta;
+		}
+	}
+	v = dw_global(sema_debuginfo(s), module, name, file,
+		      !file && site && !strcmp(module, site->object) && site->source &&
+				      !strcmp(site->source, "DWARF")
+			      ? site->src_key
+			      : 0,
+		      &why);
+	if (!v) {
+		err(&r, "@var(\"%s\"): %s", n->str, why ? why : "not found");
+		if (!strcmp(module, "kernel") && why && strstr(why, "no debug information"))
+			hint(&r, "the kernel's globals need its DWARF: install linux-image-%s-dbg",
+			     s->release);
+		else if (why && strstr(why, "no debug information"))
+			hint(&r, "for a module you built, build it with -g and give its directory with "
+				 "--debuginfo-path; for Debian's own, install linux-image-%s-dbg",
+			     s->release);
+		else if (!file)
+			hint(&r, "a global of another file is named with it: @var(\"%s@file.c\"%s%s%s)",
+			     name, n->rhs ? ", \"" : "", n->rhs ? n->rhs->str : "", n->rhs ? "\"" : "");
+		goto fail;
+	}
+	free(why);
+	free(module);
+	return plan_static(&r, v, a);
+fail:
+	free(why);
+	free(module);
+	free(a->text);
+	free(a);
+	return NULL;
 }

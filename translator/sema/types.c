@@ -936,15 +936,14 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		t = access_type(n->access);
 		break;
 	case N_ATVAR:
-		if (n->lhs)
-			check_expr(c, n->lhs, T_UNKNOWN);
-		if (c->report) {
-			diag_error(n->loc, D_TARGET_VARIABLE,
-				   "%s needs type information for the probed code, which Tapline does "
-				   "not read yet",
-				   ast_kind_name(n->kind));
-		}
-		t = T_LONG;
+		for (struct node *m = n->list; m; m = m->next)
+			if (m->lhs)
+				check_expr(c, m->lhs, T_LONG);
+		if (!n->access)
+			n->access = target_resolve_atvar(c->s, c->h, n, false);
+		if (!n->access)
+			n->access = &failed_access;
+		t = access_type(n->access);
 		break;
 	case N_AUTOCAST:
 		check_expr(c, n->lhs, T_UNKNOWN);
