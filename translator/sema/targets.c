@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "debuginfo/dw.h"
+#include "debuginfo/kernel.h"
 #include "front/diag.h"
 #include "sema/sema.h"
 
@@ -277,6 +278,16 @@ static struct target_access *plan_static(struct resolver *r, const struct tvar *
 	if (v->loc.kind == TL_NONE) {
 		err(r, "'%s' cannot be read: %s", a->text, v->loc.why ? v->loc.why : "it has no location");
 		return NULL;
+	}
+	/* The runtime finds the kernel's _text through _printk's address. */
+	if (v->loc.stat && !strcmp(v->loc.stat->object, "kernel") && !r->s->prog.printk_offset) {
+		const struct kfunc *ref = r->s->kernel ? kernel_function(r->s->kernel, "_printk") : NULL;
+		if (!ref || !ref->offset || ref->copies != 1) {
+			err(r, "'%s' cannot be read: the kernel's symbol addresses are not known here",
+			    a->text);
+			return NULL;
+		}
+		r->s->prog.printk_offset = ref->offset;
 	}
 	a->loc = &v->loc;
 	a->base_type = ctype_complete(v->type);
