@@ -264,6 +264,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 100000 },
 		{ LIMIT_TRYLOCKDELAY, 0, 1000 },       { LIMIT_HIST_ELISION, -1, 1000 },
 		{ LIMIT_MAXSKIPPED, 0, 1000000000 },   { LIMIT_MAXACTIVE, 0, 4096 },
+		{ LIMIT_MAXWILDCARD, 1, 100000 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
 		long long v = s->limits[bounds[i].id];

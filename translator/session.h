@@ -27,7 +27,8 @@
 	X(MAXERRORS, 0, "run-time errors the script survives (the next one stops it)")       \
 	X(MAXACTIVE, 0, "concurrent calls a return probe tracks (0: chosen by CPU count)")   \
 	X(HIST_ELISION, 2, "empty histogram rows kept around data (0: none, -1: keep all)")  \
-	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")
+	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")              \
+	X(MAXWILDCARD, 1000, "probes one wildcard probe point may place (Tapline's own)")
 
 enum limit_id {
 #define X(name, def, what) LIMIT_##name,

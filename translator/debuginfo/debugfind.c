@@ -157,6 +157,45 @@ static void add_dir(struct debug_index *ix, size_t *cap, const char *dir)
 	free(what);
 }
 
+static int file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct debug_file *)a)->module, ((const struct debug_file *)b)->module);
+}
+
+/* By name, then by place: the first of a name is the one that wins. */
+static int place_cmp(const void *a, const void *b)
+{
+	const struct debug_file *x = *(const struct debug_file *const *)a;
+	const struct debug_file *y = *(const struct debug_file *const *)b;
+	int c = strcmp(x->module, y->module);
+	return c ? c : (x > y) - (x < y);
+}
+
+static void sort_by_name(struct debug_index *ix)
+{
+	ix->by_name = xcalloc(ix->n + 1, sizeof *ix->by_name);
+	for (size_t i = 0; i < ix->n; i++)
+		ix->by_name[i] = &ix->files[i];
+	qsort(ix->by_name, ix->n, sizeof *ix->by_name, place_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < ix->n; i++)
+		if (!k || strcmp(ix->by_name[k - 1]->module, ix->by_name[i]->module))
+			ix->by_name[k++] = ix->by_name[i];
+	ix->nmodules = k;
+}
+
+static int name_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, (*(const struct debug_file *const *)elem)->module);
+}
+
+const struct debug_file *debugfind(const struct debug_index *ix, const char *module)
+{
+	struct debug_file **f =
+		bsearch(module, ix->by_name, ix->nmodules, sizeof *ix->by_name, name_key_cmp);
+	return f ? *f : NULL;
+}
+
 struct debug_index *debugfind_index(const char *release, const struct ptrvec *dirs,
 				    const char *archive, bool verbose)
 {
@@ -173,6 +212,7 @@ struct debug_index *debugfind_index(const char *release, const struct ptrvec *di
 			add_dir(ix, &cap, dirs->v[i]);
 		pv_push(&ix->looked, xstrdup("(the system's debug information: not used, "
 					     "TAPLINE_NO_SYSTEM_DEBUGINFO is set)"));
+		sort_by_name(ix);
 		return ix;
 	}
 	char *dep = xasprintf("/lib/modules/%s/modules.dep", release);
@@ -197,20 +237,8 @@ struct debug_index *debugfind_index(const char *release, const struct ptrvec *di
 	free(a1);
 	free(a2);
 	free(dep);
+	sort_by_name(ix);
 	return ix;
-}
-
-const struct debug_file *debugfind(const struct debug_index *ix, const char *module)
-{
-	for (size_t i = 0; i < ix->n; i++)
-		if (!strcmp(ix->files[i].module, module))
-			return &ix->files[i];
-	return NULL;
-}
-
-static int file_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct debug_file *)a)->module, ((const struct debug_file *)b)->module);
 }
 
 /* modules.dep lines are "kernel/fs/ext4/ext4.ko: DEPS...": read once. */

@@ -25,6 +25,8 @@ struct debug_index {
 	char *release;
 	struct debug_file *files; /* the first place that has a module wins */
 	size_t n;
+	struct debug_file **by_name; /* each module once (its first place), by name */
+	size_t nmodules;
 	struct ptrvec looked;     /* "PLACE (what happened)" for messages (char *) */
 	struct debug_file *installed; /* modules.dep: name and file, sorted by name */
 	size_t ninstalled;

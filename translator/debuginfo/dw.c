@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "debuginfo/dw.h"
+#include "debuginfo/linefiles.h"
 
 /* A function symbol of a module: where the kernel's kallsyms will find it. */
 struct dw_sym {
@@ -51,6 +52,7 @@ struct dw_obj {
 	struct dw *d;
 	char *name;
 	char *file;          /* for messages: "PATH" or "ARCHIVE(MEMBER)" */
+	Dwfl *dwfl;          /* its own: one shared by thousands of modules costs n^2 to report */
 	Dwfl_Module *mod;
 	Dwarf *dbg;
 	Dwarf_Addr bias;
@@ -71,6 +73,15 @@ struct dw_obj {
 	size_t ntypes, types_cap;
 	struct type_source src;
 	struct ptrvec global_keys, globals; /* dw_global's answers: "name@file" and its tvar */
+	struct line_sections lines;      /* for the units' file tables */
+	bool lines_read;
+	struct ptrvec unit_files;        /* struct unit_files: the tables read */
+};
+
+struct unit_files {
+	uint64_t off;                    /* of the header in .debug_line */
+	bool ok;                         /* read; else libdw answers */
+	struct line_files lf;
 };
 
 /* An archive mapped into memory (copy-on-write: libdwfl may write). */
@@ -85,8 +96,9 @@ struct dw {
 	const char *release;
 	const char *kernel_build_id;
 	bool verbose;
-	Dwfl *dwfl;
 	struct ptrvec objs;      /* struct dw_obj * */
+	struct dw_obj **by_name; /* objs hashed by name (open addressing) */
+	size_t by_name_cap;
 	struct ptrvec mapped;    /* archives mapped into memory (struct mapped *) */
 };
 
@@ -290,6 +302,16 @@ static void read_symbols(struct dw_obj *o)
 static bool attach(struct dw_obj *o, const struct debug_file *f)
 {
 	struct dw *d = o->d;
+	/* Another file after one that would not do: start again. */
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
+	o->mod = NULL;
+	free(o->syms);
+	o->syms = NULL;
+	o->nsyms = 0;
+	o->dwfl = dwfl_begin(&offline_callbacks);
+	if (!o->dwfl)
+		fatal("libdwfl: %s", dwfl_errmsg(-1));
 	free(o->file);
 	o->file = f->member ? xasprintf("%s(%s)", f->path, f->member) : xstrdup(f->path);
 	/* Before libdwfl sees the file: it rewrites the section addresses in
@@ -303,14 +325,11 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 			o->why = xstrdup("the archive cannot be read (truncated?)");
 			return false;
 		}
-		dwfl_report_begin_add(d->dwfl);
-		o->mod = dwfl_report_offline_memory(d->dwfl, o->name, o->file, data, f->member_size);
-		dwfl_report_end(d->dwfl, NULL, NULL);
+		o->mod = dwfl_report_offline_memory(o->dwfl, o->name, o->file, data, f->member_size);
 	} else {
-		dwfl_report_begin_add(d->dwfl);
-		o->mod = dwfl_report_offline(d->dwfl, o->name, f->path, -1);
-		dwfl_report_end(d->dwfl, NULL, NULL);
+		o->mod = dwfl_report_offline(o->dwfl, o->name, f->path, -1);
 	}
+	dwfl_report_end(o->dwfl, NULL, NULL);
 	if (!o->mod) {
 		o->why = xasprintf("libdwfl cannot read it: %s", dwfl_errmsg(-1));
 		return false;
@@ -358,19 +377,43 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
  * (archives, then loose files), unless its build-id differs from the
  * module's; then debuginfod, by the module's build-id.
  */
+static struct dw_obj **obj_slot(struct dw *d, const char *module)
+{
+	size_t mask = d->by_name_cap - 1;
+	size_t i = hash_bytes(HASH_INIT, module, strlen(module)) & mask;
+	while (d->by_name[i] && strcmp(d->by_name[i]->name, module))
+		i = (i + 1) & mask;
+	return &d->by_name[i];
+}
+
+/* The module's object if it was opened (or tried) already. */
+static struct dw_obj *find_obj(struct dw *d, const char *module)
+{
+	return d->by_name_cap ? *obj_slot(d, module) : NULL;
+}
+
+static void add_obj(struct dw *d, struct dw_obj *o)
+{
+	pv_push(&d->objs, o);
+	if (2 * d->objs.n > d->by_name_cap) {
+		free(d->by_name);
+		d->by_name_cap = d->by_name_cap ? 2 * d->by_name_cap : 64;
+		d->by_name = xcalloc(d->by_name_cap, sizeof *d->by_name);
+		for (size_t i = 0; i < d->objs.n; i++) {
+			struct dw_obj *x = d->objs.v[i];
+			*obj_slot(d, x->name) = x;
+		}
+	} else {
+		*obj_slot(d, o->name) = o;
+	}
+}
+
 static struct dw_obj *open_obj(struct dw *d, const char *module, const char *module_file)
 {
-	for (size_t i = 0; i < d->objs.n; i++) {
-		struct dw_obj *o = d->objs.v[i];
-		if (!strcmp(o->name, module))
-			return o;
-	}
-	if (!d->dwfl) {
-		d->dwfl = dwfl_begin(&offline_callbacks);
-		if (!d->dwfl)
-			fatal("libdwfl: %s", dwfl_errmsg(-1));
-	}
-	struct dw_obj *o = xcalloc(1, sizeof *o);
+	struct dw_obj *o = find_obj(d, module);
+	if (o)
+		return o;
+	o = xcalloc(1, sizeof *o);
 	o->d = d;
 	o->name = xstrdup(module);
 	bool kernel = !strcmp(module, "kernel");
@@ -431,7 +474,7 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 		free(o);
 		return NULL;
 	}
-	pv_push(&d->objs, o);
+	add_obj(d, o);
 	if (ok && d->verbose)
 		fprintf(stderr, "Debuginfo of %s: %s (build-id %s)\n", module, o->file,
 			o->build_id ? o->build_id : "unknown");
@@ -1132,6 +1175,67 @@ struct walk {
 	void *ctx;
 };
 
+static const unsigned char *section_bytes(Elf *elf, size_t shstrndx, const char *name,
+					  size_t *size)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(n, name))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/*
+ * The file a DIE was declared in, from its unit's line table header
+ * (linefiles.c): dwarf_decl_file would decode the unit's whole line
+ * program, the larger part of a wildcard's cost over thousands of
+ * modules. libdw answers when the header cannot be read here.
+ */
+static const char *decl_file(struct dw_obj *o, Dwarf_Die *die)
+{
+	Dwarf_Attribute a, sl, cd;
+	Dwarf_Word idx, off;
+	Dwarf_Die cu;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &idx) != 0)
+		return NULL;
+	if (!dwarf_cu_die(a.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
+	    !dwarf_attr(&cu, DW_AT_stmt_list, &sl) || dwarf_formudata(&sl, &off) != 0)
+		return dwarf_decl_file(die);
+	if (!o->lines_read) {
+		o->lines_read = true;
+		Elf *elf = dwarf_getelf(o->dbg);
+		size_t shstrndx;
+		if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+			struct line_sections *ls = &o->lines;
+			ls->line = section_bytes(elf, shstrndx, ".debug_line", &ls->line_size);
+			ls->line_str = section_bytes(elf, shstrndx, ".debug_line_str", &ls->line_str_size);
+			ls->str = section_bytes(elf, shstrndx, ".debug_str", &ls->str_size);
+		}
+	}
+	struct unit_files *uf = NULL;
+	for (size_t i = o->unit_files.n; i-- > 0 && !uf;)
+		if (((struct unit_files *)o->unit_files.v[i])->off == off)
+			uf = o->unit_files.v[i];
+	if (!uf) {
+		uf = xcalloc(1, sizeof *uf);
+		uf->off = off;
+		uf->ok = line_files_read(&o->lines, off,
+					 dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &cd)), &uf->lf);
+		pv_push(&o->unit_files, uf);
+	}
+	if (!uf->ok)
+		return dwarf_decl_file(die);
+	return idx < uf->lf.n ? uf->lf.names[idx] : NULL;
+}
+
 static void consider(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Attribute na;
@@ -1145,7 +1249,13 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	}
 	if (fnmatch(w->q->function, name, 0) != 0)
 		return;
-	const char *file = dwarf_decl_file(die);
+	const char *file = decl_file(w->o, die);
+	if (getenv("TAPLINE_CHECK_DECL_FILE")) {
+		const char *lib = dwarf_decl_file(die);
+		if (!file != !lib || (file && strcmp(file, lib)))
+			fprintf(stderr, "decl_file mismatch in %s: %s vs libdw %s\n", w->o->file,
+				file ? file : "(null)", lib ? lib : "(null)");
+	}
 	/* Relative to the compilation directory, as kernel builds name files. */
 	Dwarf_Die cu;
 	Dwarf_Attribute ca;
@@ -1420,9 +1530,7 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		 const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
 	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
-	bool opened = false;
-	for (size_t i = 0; i < d->objs.n && !opened; i++)
-		opened = !strcmp(((struct dw_obj *)d->objs.v[i])->name, module);
+	bool opened = find_obj(d, module) != NULL;
 	if (f && !opened && strcmp(module, "kernel") && !file_has_function(d, f, q->function))
 		return 0;
 	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
@@ -1549,8 +1657,12 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 
 void dw_end(struct dw *d)
 {
-	if (d->dwfl)
-		dwfl_end(d->dwfl);
+	for (size_t i = 0; i < d->objs.n; i++) {
+		struct dw_obj *o = d->objs.v[i];
+		if (o->dwfl)
+			dwfl_end(o->dwfl);
+	}
+	free(d->by_name);
 	for (size_t i = 0; i < d->mapped.n; i++) {
 		struct mapped *m = d->mapped.v[i];
 		if (m->base)

@@ -20,8 +20,9 @@
 #include "sema/probes.h"
 #include "sema/sema.h"
 
-/* Wildcards could name thousands of functions; each is a kprobe. */
-#define MAX_WILDCARD_MATCHES 1000
+/* Wildcards could name thousands of functions, each a kprobe: at most
+ * -D MAXWILDCARD (1000) for one probe point. */
+#define MAX_WILDCARD_MATCHES ((size_t)c->s->limits[LIMIT_MAXWILDCARD])
 
 /* The probe point shapes Tapline knows, for "did you mean". */
 static const char *const known_shapes[] = {
@@ -446,10 +447,10 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 	}
 	if (placed > MAX_WILDCARD_MATCHES) {
 		diag_error(loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
-			   "wildcard",
+			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
+			   "wildcard (-D MAXWILDCARD)",
 			   pattern, placed, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern");
+		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", placed);
 		return;
 	}
 	for (size_t i = 0; i < k->nfuncs; i++) {
@@ -524,8 +525,8 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	}
 	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
 		diag_error(loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %d probes for one "
-			   "wildcard", spec, sites.n, MAX_WILDCARD_MATCHES);
+			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
+			   "wildcard (-D MAXWILDCARD)", spec, sites.n, MAX_WILDCARD_MATCHES);
 	} else if (!placed && !c->pt->optional) {
 		diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no function of kernel %s that can be probed matches '%s' in its debug "
@@ -666,11 +667,6 @@ static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct
 		  c->s->release, c->s->release);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void module_function_point(struct pp_ctx *c)
 {
 	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
@@ -723,18 +719,18 @@ static void module_function_point(struct pp_ctx *c)
 	const char *module_file = strchr(mc->arg->str, '/') ? mc->arg->str : NULL;
 	struct ptrvec modules = { 0 };
 	if (!module_file && strpbrk(pattern, "*?[")) {
-		for (size_t i = 0; i < c->s->debug_ix->n; i++)
-			if (!fnmatch(pattern, c->s->debug_ix->files[i].module, 0) &&
-			    strcmp(c->s->debug_ix->files[i].module, "kernel"))
-				pv_push(&modules, c->s->debug_ix->files[i].module);
-		/* In name order, whatever order the places listed them in. */
-		qsort(modules.v, modules.n, sizeof *modules.v, name_cmp);
+		/* Each module once, in name order, whatever places hold it. */
+		const struct debug_index *ix = c->s->debug_ix;
+		for (size_t i = 0; i < ix->nmodules; i++)
+			if (!fnmatch(pattern, ix->by_name[i]->module, 0) &&
+			    strcmp(ix->by_name[i]->module, "kernel"))
+				pv_push(&modules, ix->by_name[i]->module);
 	} else {
 		pv_push(&modules, pattern);
 	}
 	struct ptrvec sites = { 0 };
 	size_t left_out = 0;
-	bool broken = false;
+	bool broken = false, too_many = false;
 	for (size_t i = 0; i < modules.n; i++) {
 		char *why = NULL;
 		int r = statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
@@ -759,12 +755,12 @@ static void module_function_point(struct pp_ctx *c)
 	}
 	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
 		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
-			   "'%s' in '%s' matches %zu places; Tapline places at most %d probes for one "
-			   "wildcard",
+			   "'%s' in '%s' matches %zu places; Tapline places at most %zu probes for one "
+			   "wildcard (-D MAXWILDCARD)",
 			   fc->arg->str, mc->arg->str, sites.n, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern");
+		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", sites.n);
 		sites.n = 0;
-		broken = true;
+		too_many = broken = true;
 	}
 	for (size_t i = 0; i < sites.n; i++)
 		add_site_probe(c, kind, sites.v[i]);
@@ -774,7 +770,8 @@ static void module_function_point(struct pp_ctx *c)
 				"or with no symbol to place a probe by\n", pp, left_out);
 		free(pp);
 	}
-	if (sites.n == 0 && !(broken && modules.n == 1) && modules.n && !c->pt->optional) {
+	if (sites.n == 0 && !(broken && modules.n == 1) && !too_many && modules.n &&
+	    !c->pt->optional) {
 		if (modules.n == 1 && !left_out) {
 			diag_error(fc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 				   "module '%s' has no function matching '%s'", (char *)modules.v[0],
