@@ -77,7 +77,7 @@ static void add_archive(struct debug_index *ix, size_t *cap, const char *path, c
 		return;
 	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *ar = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *ar = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!ar || elf_kind(ar) != ELF_K_AR) {
 		fprintf(stderr, "stap: warning: skipping the debug archive %s: not an ar archive (%s)\n",
 			path, fd < 0 ? "cannot open it" : elf_errmsg(-1));
@@ -89,7 +89,7 @@ static void add_archive(struct debug_index *ix, size_t *cap, const char *path, c
 		return;
 	}
 	size_t before = ix->n;
-	Elf_Cmd cmd = ELF_C_READ_MMAP;
+	Elf_Cmd cmd = ELF_C_READ;
 	Elf *m;
 	while ((m = elf_begin(fd, cmd, ar)) != NULL) {
 		Elf_Arhdr *h = elf_getarhdr(m);
@@ -291,7 +291,7 @@ char *debugfind_build_id(const char *path)
 	if (fd < 0)
 		return NULL;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	char *id = NULL;
 	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn && !id;
 	     scn = elf_nextscn(elf, scn)) {

@@ -35,6 +35,7 @@ struct dw_sym {
 	uint64_t value;      /* its address in libdwfl's layout */
 	bool unique;         /* the only symbol of this name in the module */
 	bool is_func;        /* else a data object */
+	uint64_t hash;       /* of the name */
 };
 
 struct dw_section {
@@ -138,9 +139,13 @@ static char *hex(const unsigned char *p, int n)
 	return s;
 }
 
+/* By the names' hashes (cheaper than by the names), then the names. */
 static int sym_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct dw_sym *)a)->name, ((const struct dw_sym *)b)->name);
+	const struct dw_sym *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static const char *section_name(Elf *elf, size_t shndx)
@@ -289,12 +294,13 @@ static void read_symbols(struct dw_obj *o)
 		const char *sec = section_name(elf, shndx);
 		if (!sec)
 			continue;
-		o->syms[o->nsyms++] =
-			(struct dw_sym){ name, sec, sym.st_value, value, true, type == STT_FUNC };
+		o->syms[o->nsyms++] = (struct dw_sym){ name, sec, sym.st_value, value, true,
+						       type == STT_FUNC,
+						       hash_bytes(HASH_INIT, name, strlen(name)) };
 	}
 	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
 	for (size_t i = 1; i < o->nsyms; i++)
-		if (!strcmp(o->syms[i].name, o->syms[i - 1].name))
+		if (o->syms[i].hash == o->syms[i - 1].hash && !strcmp(o->syms[i].name, o->syms[i - 1].name))
 			o->syms[i].unique = o->syms[i - 1].unique = false;
 }
 
@@ -1233,7 +1239,7 @@ static const char *decl_file(struct dw_obj *o, Dwarf_Die *die)
 	}
 	if (!uf->ok)
 		return dwarf_decl_file(die);
-	return idx < uf->lf.n ? uf->lf.names[idx] : NULL;
+	return line_files_name(&uf->lf, idx);
 }
 
 static void consider(struct walk *w, Dwarf_Die *die)
@@ -1339,6 +1345,7 @@ static bool load_dwarf(struct dw_obj *o)
 struct candidate {
 	Dwarf_Off cu;
 	Dwarf_Addr pc;
+	bool found;
 };
 
 static int candidate_cmp(const void *x, const void *y)
@@ -1359,7 +1366,7 @@ static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, s
 		*cap = *cap ? 2 * *cap : 64;
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
-	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc };
+	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc, false };
 }
 
 /* Each unit holding candidates is walked once (found through
@@ -1373,6 +1380,11 @@ static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
 		while (j < n && v[j].cu == v[i].cu)
 			j++;
 		Dwarf_Die cu, die;
+		/* A unit can hold thousands of types before its functions: the
+		 * walk ends when every candidate has been found. */
+		size_t left = 0;
+		for (size_t k = i; k < j; k++)
+			left += k == i || v[k].pc != v[k - 1].pc;
 		if (dwarf_offdie(w->o->dbg, v[i].cu, &cu) && dwarf_child(&cu, &die) == 0) {
 			do {
 				Dwarf_Addr entry;
@@ -1386,18 +1398,35 @@ static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
 					else
 						hi = mid;
 				}
-				if (lo < j && v[lo].pc == entry)
+				if (lo < j && v[lo].pc == entry && !v[lo].found) {
+					v[lo].found = true;
+					left--;
 					consider(w, &die);
-			} while (dwarf_siblingof(&die, &die) == 0);
+				}
+			} while (left && dwarf_siblingof(&die, &die) == 0);
 		}
 		i = j;
 	}
 }
 
+/* Does the symbol's name, without a clone's ".isra.0" and the like, match
+ * the pattern? Its literal head and tail are compared first: fnmatch over
+ * every symbol of thousands of modules is a visible part of a wildcard. */
 static bool base_name_matches(const char *pattern, const char *sym)
 {
-	char base[256];
 	size_t len = strcspn(sym, ".");
+	size_t head = strcspn(pattern, "*?[\\");
+	if (!pattern[head])
+		return len == head && !memcmp(pattern, sym, len);
+	if (len < head || memcmp(pattern, sym, head))
+		return false;
+	const char *last = strrchr(pattern, '*');
+	if (last && !strpbrk(last, "?[\\")) {
+		size_t tail = strlen(last + 1);
+		if (len < head + tail || memcmp(last + 1, sym + len - tail, tail))
+			return false;
+	}
+	char base[256];
 	if (len >= sizeof base)
 		return false;
 	memcpy(base, sym, len);
@@ -1469,19 +1498,9 @@ static struct dw_obj *usable_obj(struct dw *d, const char *module, const char *m
  * module of a wildcard. */
 static bool symbol_matches(const struct dw_obj *o, const char *pattern)
 {
-	char name[256];
-	for (size_t i = 0; i < o->nsyms; i++) {
-		if (!o->syms[i].is_func)
-			continue;
-		const char *sym = o->syms[i].name;
-		size_t n = strcspn(sym, ".");
-		if (n >= sizeof name)
-			continue;
-		memcpy(name, sym, n);
-		name[n] = 0;
-		if (fnmatch(pattern, name, 0) == 0)
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (o->syms[i].is_func && base_name_matches(pattern, o->syms[i].name))
 			return true;
-	}
 	return false;
 }
 

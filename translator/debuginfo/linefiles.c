@@ -181,8 +181,7 @@ static char *join(const char *dir, const char *name)
 bool line_files_read(const struct line_sections *secs, uint64_t off, const char *comp_dir,
 		     struct line_files *out)
 {
-	out->names = NULL;
-	out->n = 0;
+	*out = (struct line_files){ 0 };
 	if (!secs->line || off >= secs->line_size)
 		return false;
 	struct cursor c = { secs->line + off, secs->line + secs->line_size, true };
@@ -245,30 +244,40 @@ bool line_files_read(const struct line_sections *secs, uint64_t off, const char 
 		ok = c.ok;
 	}
 	if (ok) {
-		out->names = xcalloc(nfiles + 1, sizeof *out->names);
 		out->n = nfiles;
-		for (size_t i = 0; i < nfiles; i++) {
-			if (file_dirs[i] >= ndirs) {
-				ok = false;
-				break;
-			}
-			out->names[i] = join(dir_paths[file_dirs[i]], file_paths[i]);
+		out->paths = file_paths;
+		out->dirs = xcalloc(nfiles + 1, sizeof *out->dirs);
+		out->names = xcalloc(nfiles + 1, sizeof *out->names);
+		for (size_t i = 0; i < nfiles && ok; i++) {
+			ok = file_dirs[i] < ndirs;
+			out->dirs[i] = ok ? dir_paths[file_dirs[i]] : NULL;
 		}
+	} else {
+		free(file_paths);
 	}
 	free(dir_paths);
 	free(dir_index);
-	free(file_paths);
 	free(file_dirs);
 	if (!ok)
 		line_files_free(out);
 	return ok;
 }
 
+const char *line_files_name(struct line_files *f, size_t i)
+{
+	if (i >= f->n || !f->paths[i])
+		return NULL;
+	if (!f->names[i])
+		f->names[i] = join(f->dirs[i], f->paths[i]);
+	return f->names[i];
+}
+
 void line_files_free(struct line_files *f)
 {
-	for (size_t i = 0; i < f->n; i++)
+	for (size_t i = 0; i < f->n && f->names; i++)
 		free(f->names[i]);
 	free(f->names);
-	f->names = NULL;
-	f->n = 0;
+	free(f->paths);
+	free(f->dirs);
+	*f = (struct line_files){ 0 };
 }

@@ -16,9 +16,12 @@ struct line_sections {
 	size_t line_size, line_str_size, str_size;
 };
 
+/* By DW_AT_decl_file index; each name is put together when first asked
+ * for (a unit lists hundreds, a probe needs one). */
 struct line_files {
-	char **names;  /* by DW_AT_decl_file index; NULL where there is none */
 	size_t n;
+	const char **paths, **dirs; /* in the sections' bytes */
+	char **names;               /* made by line_files_name */
 };
 
 /*
@@ -30,6 +33,9 @@ struct line_files {
  */
 bool line_files_read(const struct line_sections *secs, uint64_t off, const char *comp_dir,
 		     struct line_files *out);
+/* File i's name, or NULL if there is none (i out of range, or file 0 of a
+ * DWARF 2-4 header). Valid until line_files_free. */
+const char *line_files_name(struct line_files *f, size_t i);
 void line_files_free(struct line_files *f);
 
 #endif
