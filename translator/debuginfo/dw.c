@@ -1022,11 +1022,63 @@ static bool function_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*pc = start, true);
 }
 
+/*
+ * A type's name as its declaration writes it, for listings: typedef names
+ * kept ("size_t", "loff_t*"), qualifiers after what they qualify ("char
+ * const*"), as SystemTap's -L shows them. NULL where the model's own name
+ * will do (structs, arrays, functions).
+ */
+static char *declared_name(Dwarf_Die *die, int depth)
+{
+	if (!die)
+		return xstrdup("void");
+	if (depth > 8)
+		return NULL;
+	Dwarf_Die inner;
+	bool has_inner = die_type(die, &inner);
+	const char *n = dwarf_diename(die);
+	char *in;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_typedef:
+	case DW_TAG_base_type:
+		return n ? xstrdup(n) : NULL;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		if (!n)
+			return NULL;
+		return xasprintf("%s %s", dwarf_tag(die) == DW_TAG_structure_type ? "struct"
+					  : dwarf_tag(die) == DW_TAG_union_type   ? "union"
+										    : "enum",
+				 n);
+	case DW_TAG_pointer_type:
+		in = declared_name(has_inner ? &inner : NULL, depth + 1);
+		if (!in)
+			return NULL;
+		n = in;
+		in = xasprintf("%s*", n);
+		free((char *)n);
+		return in;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		in = declared_name(has_inner ? &inner : NULL, depth + 1);
+		if (!in)
+			return NULL;
+		n = in;
+		in = xasprintf("%s %s", n, dwarf_tag(die) == DW_TAG_const_type ? "const" : "volatile");
+		free((char *)n);
+		return in;
+	default:
+		return NULL;
+	}
+}
+
 static void load_var(const struct where *w, Dwarf_Die *v, struct tvar *tv)
 {
 	struct dw_obj *o = w->o;
 	Dwarf_Die ty;
 	tv->type = dw_type(o, die_type(v, &ty) ? &ty : NULL);
+	tv->type_name = declared_name(die_type(v, &ty) ? &ty : NULL, 0);
 	Dwarf_Attribute a;
 	if (dwarf_attr_integrate(v, DW_AT_const_value, &a)) {
 		Dwarf_Sword c;
@@ -1297,8 +1349,10 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	s->src_key = dwarf_dieoffset(die);
 	s->src_pc = pc;
 	Dwarf_Die ty;
-	if (die_type(die, &ty))
+	if (die_type(die, &ty)) {
 		s->return_type = dw_type(o, &ty);
+		s->return_type_name = declared_name(&ty, 0);
+	}
 	if (o->is_kernel) {
 		/* Placed by name, or _text + offset: probes.c knows which names
 		 * are unique and which functions the kernel refuses. */

@@ -136,6 +136,7 @@ struct tloc_piece {
 struct tvar {
 	char *name;
 	struct ctype *type;
+	char *type_name;     /* as declared, typedefs kept ("size_t"), for -L; NULL: type's */
 	struct tloc loc;
 	bool is_param;
 };
@@ -159,6 +160,7 @@ struct probe_site {
 	int64_t anchor_offset; /* negative: before the anchor */
 	uint64_t text_offset;  /* the kernel's: from _text */
 	struct ctype *return_type; /* NULL: void or unknown */
+	char *return_type_name;    /* as declared (-L); NULL: return_type's */
 	bool vars_loaded;
 	struct tvar *vars;   /* parameters first, in order, then locals in scope */
 	size_t nvars;

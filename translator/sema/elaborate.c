@@ -328,11 +328,13 @@ void sema_list(const struct session *s, FILE *f)
 				const struct tvar *v = &p->site->vars[k];
 				if (p->kind == PK_KRETPROBE && !v->is_param)
 					continue;
-				sb_printf(&b, " $%s:%s", v->name, v->type->name ? v->type->name : "?");
+				sb_printf(&b, " $%s:%s", v->name,
+					  v->type_name ? v->type_name : v->type->name ? v->type->name : "?");
 			}
 			const struct ctype *rt = p->site->return_type;
 			if (p->kind == PK_KRETPROBE && rt && rt->kind != CT_VOID)
-				sb_printf(&b, " $return:%s", rt->name);
+				sb_printf(&b, " $return:%s",
+					  p->site->return_type_name ? p->site->return_type_name : rt->name);
 		}
 		lines[n++] = sb_detach(&b);
 	}
