@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"                DWARF, NAME.ko.debug) under these directories first\n"
 		"  --debug-archive=FILE  an offline debug archive (eu-make-debug-archive) to use\n"
 		"                after /lib/modules/R/debug.a and /usr/lib/debug/lib/modules/R/debug.a\n"
+		"  --btf         kernel functions' $parameters from the kernel's BTF even where\n"
+		"                its DWARF is installed (without DWARF, BTF is used anyway)\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -128,7 +130,7 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE };
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -136,6 +138,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
 		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
+		{ "btf", no_argument, NULL, OPT_BTF },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -228,6 +231,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			if (!file_exists(optarg))
 				fatal("--debug-archive %s: no such file", optarg);
 			s->debug_archive = optarg;
+			break;
+		case OPT_BTF:
+			s->force_btf = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -186,8 +186,11 @@ struct session {
 	struct kernel *kernel;   /* pass 2 */
 	struct debug_index *debug_ix; /* pass 2, made when a probe needs debug information */
 	struct dw *dw;
+	struct btf_source *kernel_btf; /* pass 2, opened when a probe needs it */
+	bool kernel_btf_tried;
 	struct ptrvec debuginfo_dirs; /* --debuginfo-path */
 	const char *debug_archive;   /* --debug-archive */
+	bool force_btf;              /* --btf */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */
 };

@@ -1,15 +1,396 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * BTF, the kernel's compact type format. This is the only file that uses
- * libbpf. For now Tapline needs only the list of functions; typed arguments
- * will come from here too.
+ * BTF, the kernel's compact type format (see btf.h). This is the only file
+ * that uses libbpf: it reads types and prototypes through libbpf's BTF API
+ * and fills the same model as DWARF, so pass 2 and codegen have one path.
+ *
+ * Where a parameter is at the entry of a function follows the x86-64 System
+ * V convention, which the kernel keeps: the first six integer-class words
+ * in rdi, rsi, rdx, rcx, r8, r9; a struct of up to 16 bytes in one or two
+ * of them (if both fit, else on the stack); larger structs and the rest on
+ * the stack, from rsp + 8 (the return address is at rsp).
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "debuginfo/btf.h"
 #include "debuginfo/kernel.h"
 #include "util.h"
+
+struct btf_func {
+	const char *name;
+	__u32 id;
+};
+
+struct btf_source {
+	struct btf *btf;
+	struct ctype **types; /* by BTF id, made on first use */
+	size_t ntypes;
+	struct type_source src;
+	struct btf_func *funcs; /* by name: libbpf's lookup by name is a linear scan */
+	size_t nfuncs;
+};
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct btf_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The FUNC named name (the first, if several static functions share it). */
+static __s32 find_func(struct btf_source *b, const char *name)
+{
+	if (!b->funcs) {
+		b->funcs = xcalloc(b->ntypes, sizeof *b->funcs);
+		for (__u32 id = 1; id < b->ntypes; id++) {
+			const struct btf_type *t = btf__type_by_id(b->btf, id);
+			const char *n = t && btf_is_func(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
+			if (n && *n)
+				b->funcs[b->nfuncs++] = (struct btf_func){ n, id };
+		}
+		qsort(b->funcs, b->nfuncs, sizeof *b->funcs, func_cmp);
+	}
+	size_t lo = 0, hi = b->nfuncs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(b->funcs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nfuncs && !strcmp(b->funcs[lo].name, name) ? (__s32)b->funcs[lo].id : -1;
+}
+
+static struct ctype void_type = { .kind = CT_VOID, .name = "void", .complete = true };
+
+static void complete_type(struct ctype *c);
+
+struct btf_source *btf_open(const char *path, char **why)
+{
+	struct btf *btf = btf__parse_raw(path);
+	if (!btf || libbpf_get_error(btf)) {
+		*why = xasprintf("cannot read the BTF in %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct btf_source *b = xcalloc(1, sizeof *b);
+	b->btf = btf;
+	b->ntypes = btf__type_cnt(btf);
+	b->types = xcalloc(b->ntypes, sizeof *b->types);
+	b->src = (struct type_source){ complete_type, b };
+	return b;
+}
+
+static const char *name_of(const struct btf_source *b, const struct btf_type *t)
+{
+	const char *n = btf__name_by_offset(b->btf, t->name_off);
+	return n && *n ? n : NULL;
+}
+
+static struct ctype *new_type(struct btf_source *b, __u32 id, enum ctype_kind kind)
+{
+	struct ctype *c = xcalloc(1, sizeof *c);
+	c->kind = kind;
+	c->src = &b->src;
+	c->key = id;
+	c->complete = true;
+	b->types[id] = c;
+	return c;
+}
+
+static struct ctype *btf_type(struct btf_source *b, __u32 id, int depth)
+{
+	if (id == 0 || id >= b->ntypes || depth > 64)
+		return &void_type;
+	if (b->types[id])
+		return b->types[id];
+	const struct btf_type *t = btf__type_by_id(b->btf, id);
+	if (!t)
+		return &void_type;
+	const char *n = name_of(b, t);
+	struct ctype *c;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT: {
+		c = new_type(b, id, CT_INT);
+		c->size = t->size;
+		c->name = xstrdup(n ? n : "int");
+		__u8 enc = btf_is_int(t) ? btf_int_encoding(t) : 0;
+		c->is_signed = enc & BTF_INT_SIGNED;
+		c->is_bool = enc & BTF_INT_BOOL;
+		/* pahole marks "char" signed, not always BTF_INT_CHAR. */
+		c->is_char = (enc & BTF_INT_CHAR) || (t->size == 1 && n && strstr(n, "char"));
+		return c;
+	}
+	case BTF_KIND_PTR:
+		c = new_type(b, id, CT_PTR); /* first: a struct may point to itself */
+		c->size = 8;
+		c->target = btf_type(b, t->type, depth + 1);
+		/* As SystemTap's -L writes them: "struct file*", "char**". */
+		c->name = xasprintf("%s*", c->target->name ? c->target->name : "void");
+		return c;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+		c = new_type(b, id, CT_ARRAY);
+		c->target = btf_type(b, a->type, depth + 1);
+		c->count = a->nelems;
+		c->size = c->target->size * a->nelems;
+		c->name = xasprintf("%s[%u]", c->target->name, a->nelems);
+		return c;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: {
+		bool is_union = btf_kind(t) == BTF_KIND_UNION;
+		c = new_type(b, id, is_union ? CT_UNION : CT_STRUCT);
+		c->size = t->size;
+		c->name = xasprintf("%s %s", is_union ? "union" : "struct", n ? n : "<anonymous>");
+		c->complete = false; /* members on first use */
+		return c;
+	}
+	case BTF_KIND_FWD: {
+		/* A declaration: the definition, if the BTF has one by that name. */
+		bool is_union = btf_kflag(t);
+		__s32 def = n ? btf__find_by_name_kind(b->btf, n, is_union ? BTF_KIND_UNION
+									 : BTF_KIND_STRUCT)
+			      : -1;
+		if (def > 0 && (__u32)def != id) {
+			c = btf_type(b, (__u32)def, depth + 1);
+			b->types[id] = c;
+			return c;
+		}
+		c = new_type(b, id, is_union ? CT_UNION : CT_STRUCT);
+		c->name = xasprintf("%s %s", is_union ? "union" : "struct", n ? n : "<anonymous>");
+		return c;
+	}
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		c = new_type(b, id, CT_ENUM);
+		c->size = t->size;
+		c->is_signed = btf_kflag(t);
+		c->name = xasprintf("enum %s", n ? n : "<anonymous>");
+		c->complete = false;
+		return c;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		/* Seen through: the model has no qualifiers. */
+		c = btf_type(b, t->type, depth + 1);
+		b->types[id] = c;
+		return c;
+	case BTF_KIND_FUNC_PROTO:
+		c = new_type(b, id, CT_FUNC);
+		c->name = xstrdup("function");
+		return c;
+	default:
+		return &void_type;
+	}
+}
+
+static void complete_type(struct ctype *c)
+{
+	struct btf_source *b = c->src->ctx;
+	const struct btf_type *t = btf__type_by_id(b->btf, (__u32)c->key);
+	if (!t)
+		return;
+	__u16 n = btf_vlen(t);
+	if (btf_is_composite(t)) {
+		const struct btf_member *m = btf_members(t);
+		c->members = xcalloc(n ? n : 1, sizeof *c->members);
+		for (__u16 i = 0; i < n; i++) {
+			struct cmember *cm = &c->members[c->nmembers++];
+			const char *mn = btf__name_by_offset(b->btf, m[i].name_off);
+			cm->name = mn && *mn ? xstrdup(mn) : NULL;
+			cm->type = btf_type(b, m[i].type, 0);
+			__u32 bit = btf_member_bit_offset(t, i), bits = btf_member_bitfield_size(t, i);
+			cm->offset = bit / 8;
+			if (bits) {
+				cm->bit_offset = (int)(bit % 8);
+				cm->bit_size = (int)bits;
+			}
+		}
+	} else if (btf_is_enum(t) || btf_is_enum64(t)) {
+		c->enums = xcalloc(n ? n : 1, sizeof *c->enums);
+		for (__u16 i = 0; i < n; i++) {
+			const char *en;
+			long long v;
+			if (btf_is_enum(t)) {
+				en = btf__name_by_offset(b->btf, btf_enum(t)[i].name_off);
+				v = c->is_signed ? (long long)btf_enum(t)[i].val
+						 : (long long)(__u32)btf_enum(t)[i].val;
+			} else {
+				en = btf__name_by_offset(b->btf, btf_enum64(t)[i].name_off);
+				v = (long long)btf_enum64_value(&btf_enum64(t)[i]);
+			}
+			c->enums[c->nenums++] = (struct cenum){ xstrdup(en ? en : "?"), v };
+		}
+	}
+}
+
+/* A type's name as its declaration writes it ("size_t", "char const*"), for
+ * -L; NULL where the model's name will do. */
+static char *declared_name(struct btf_source *b, __u32 id, int depth)
+{
+	if (id == 0)
+		return xstrdup("void");
+	const struct btf_type *t = btf__type_by_id(b->btf, id);
+	if (!t || depth > 16)
+		return NULL;
+	const char *n = name_of(b, t);
+	char *in, *out;
+	switch (btf_kind(t)) {
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+		return n ? xstrdup(n) : NULL;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD:
+		return n ? xasprintf("%s %s",
+				     btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t)) ? "union"
+				     : btf_is_any_enum(t)                               ? "enum"
+											: "struct",
+				     n)
+			 : NULL;
+	case BTF_KIND_PTR:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+		in = declared_name(b, t->type, depth + 1);
+		if (!in)
+			return NULL;
+		out = btf_is_ptr(t) ? xasprintf("%s*", in)
+				    : xasprintf("%s %s", in, btf_is_const(t) ? "const" : "volatile");
+		free(in);
+		return out;
+	case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_RESTRICT:
+		return declared_name(b, t->type, depth + 1);
+	default:
+		return NULL;
+	}
+}
+
+/* Where the next parameter is, by the calling convention. */
+struct abi {
+	int regs_used;   /* of the six argument registers */
+	int64_t stack;   /* the next stack argument's offset from rsp at entry */
+};
+
+static const int arg_regs[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 (DWARF numbers) */
+
+static void loc_reg(struct tloc *l, int reg)
+{
+	l->kind = TL_VALUE;
+	l->ops = xcalloc(1, sizeof *l->ops);
+	l->ops[0] = (struct tloc_op){ LO_REG, reg };
+	l->nops = 1;
+}
+
+static void loc_stack(struct tloc *l, int64_t off)
+{
+	l->kind = TL_MEMORY;
+	l->ops = xcalloc(2, sizeof *l->ops);
+	l->ops[0] = (struct tloc_op){ LO_REG, 7 };
+	l->ops[1] = (struct tloc_op){ LO_PLUS, off };
+	l->nops = 2;
+}
+
+static void place(struct abi *abi, const struct ctype *t, struct tloc *l)
+{
+	uint64_t size = t->size ? t->size : 8;
+	int words = (int)((size + 7) / 8);
+	bool aggregate = t->kind == CT_STRUCT || t->kind == CT_UNION || t->kind == CT_ARRAY;
+	if (words <= 2 && abi->regs_used + words <= 6) {
+		if (words == 1 || !aggregate) {
+			loc_reg(l, arg_regs[abi->regs_used]);
+			abi->regs_used += words;
+			return;
+		}
+		/* A 9- to 16-byte struct: its two halves in two registers. */
+		l->kind = TL_PIECES;
+		l->pieces = xcalloc(2, sizeof *l->pieces);
+		l->npieces = 2;
+		loc_reg(&l->pieces[0].loc, arg_regs[abi->regs_used++]);
+		l->pieces[0].size = 8;
+		loc_reg(&l->pieces[1].loc, arg_regs[abi->regs_used++]);
+		l->pieces[1].size = size - 8;
+		return;
+	}
+	loc_stack(l, abi->stack);
+	abi->stack += 8 * words;
+}
+
+struct probe_site *btf_function_site(struct btf_source *b, const char *name)
+{
+	__s32 id = find_func(b, name);
+	const struct btf_type *fn = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+	const struct btf_type *proto = fn ? btf__type_by_id(b->btf, fn->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto))
+		return NULL;
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	s->function = xstrdup(name);
+	s->source = "BTF";
+	s->src_ctx = b;
+	s->src_key = (uint64_t)id;
+	if (proto->type) {
+		s->return_type = btf_type(b, proto->type, 0);
+		s->return_type_name = declared_name(b, proto->type, 0);
+	}
+	__u16 n = btf_vlen(proto);
+	const struct btf_param *p = btf_params(proto);
+	s->vars = xcalloc(n ? n : 1, sizeof *s->vars);
+	struct abi abi = { 0, 8 };
+	for (__u16 i = 0; i < n; i++) {
+		if (!p[i].type && i == n - 1)
+			break; /* "...": variadic arguments are not named */
+		struct tvar *v = &s->vars[s->nvars++];
+		const char *pn = btf__name_by_offset(b->btf, p[i].name_off);
+		v->name = pn && *pn ? xstrdup(pn) : xasprintf("arg%u", i + 1);
+		v->type = btf_type(b, p[i].type, 0);
+		v->type_name = declared_name(b, p[i].type, 0);
+		v->is_param = true;
+		place(&abi, v->type, &v->loc);
+	}
+	s->vars_loaded = true;
+	return s;
+}
+
+struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why)
+{
+	static const struct {
+		const char *prefix;
+		int kind;
+	} tagged[] = { { "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
+		       { "enum ", BTF_KIND_ENUM } };
+	__s32 id = -1;
+	for (size_t i = 0; i < sizeof tagged / sizeof *tagged && id < 0; i++) {
+		size_t len = strlen(tagged[i].prefix);
+		if (!strncmp(name, tagged[i].prefix, len)) {
+			id = btf__find_by_name_kind(b->btf, name + len, tagged[i].kind);
+			if (id < 0 && tagged[i].kind == BTF_KIND_ENUM)
+				id = btf__find_by_name_kind(b->btf, name + len, BTF_KIND_ENUM64);
+			if (id < 0) {
+				*why = xasprintf("the kernel's BTF has no %s", name);
+				return NULL;
+			}
+		}
+	}
+	if (id < 0)
+		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_INT);
+	if (id < 0) {
+		*why = xasprintf("the kernel's BTF has no type '%s'", name);
+		return NULL;
+	}
+	return btf_type(b, (__u32)id, 0);
+}
 
 char **btf_function_names(const void *data, size_t size, size_t *n)
 {

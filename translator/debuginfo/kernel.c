@@ -168,6 +168,7 @@ static bool read_cache(struct kernel *k, const char *dir, const char *stamp)
 	k->funcs = funcs;
 	k->nfuncs = n;
 	free(text);
+	k->btf_path = existing(path_join(dir, "vmlinux.btf"));
 	return true;
 }
 
@@ -240,7 +241,8 @@ static bool from_image(struct kernel *k, const char *dir, const char *stamp, boo
 	free(why);
 	if (ok) {
 		qsort(k->funcs, k->nfuncs, sizeof *k->funcs, cmp_kfunc);
-		write_cache(k, dir, stamp, btf, btf_size);
+		if (write_cache(k, dir, stamp, btf, btf_size) && btf)
+			k->btf_path = existing(path_join(dir, "vmlinux.btf"));
 		if (verbose)
 			fprintf(stderr, "Read %zu functions and build-id %s from %s in %llu ms\n",
 				k->nfuncs, k->build_id, k->vmlinuz,
@@ -279,6 +281,7 @@ static bool from_running(struct kernel *k, bool verbose)
 	symbols_free(syms, nsyms);
 	qsort(k->funcs, k->nfuncs, sizeof *k->funcs, cmp_kfunc);
 	k->funcs_from = xstrdup("/proc/kallsyms");
+	k->btf_path = existing(xstrdup("/sys/kernel/btf/vmlinux"));
 	if (verbose && !complete)
 		fprintf(stderr, "stap: note: the kernel's kprobe blacklist or list of traceable "
 				"functions is not readable here (mount debugfs and tracefs, run as "
@@ -311,6 +314,8 @@ static void kernel_reset(struct kernel *k)
 	free(k->funcs);
 	free(k->build_id);
 	free(k->funcs_from);
+	free(k->btf_path);
+	k->btf_path = NULL;
 	k->funcs = NULL;
 	k->nfuncs = 0;
 	k->build_id = k->funcs_from = NULL;

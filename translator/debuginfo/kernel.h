@@ -60,6 +60,7 @@ struct kernel {
 	size_t nfuncs;
 	bool classified;   /* every why is known (else some are KF_OK unchecked) */
 	char *funcs_from;  /* where the names came from, for messages */
+	char *btf_path;    /* the kernel's BTF (raw), NULL if it has none */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
@@ -472,6 +473,29 @@ static bool split_function_spec(const char *spec, char **func, char **file, int 
  * checked like any kernel function, and placed by its name when that is
  * unique, else by _text and its offset. False when there is no DWARF.
  */
+static void find_return(struct node *n, void *found)
+{
+	if (n->kind == N_TARGET && n->name && !strcmp(n->name, "return"))
+		*(bool *)found = true;
+	else if (n->kind != N_DEFINED)
+		ast_for_children(n, find_return, found);
+}
+
+/*
+ * A wildcard's .return match that returns nothing, when the body reads
+ * $return (not under @defined): left out, as a function $return cannot
+ * mean, instead of failing the whole script.
+ */
+static bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wild,
+				const struct probe_site *site)
+{
+	if (!wild || kind != PK_KRETPROBE || (site->return_type && site->return_type->kind != CT_VOID))
+		return false;
+	bool uses = false;
+	find_return(c->pt->handler(c->pt->arg, false)->body, &uses);
+	return uses;
+}
+
 static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_kind kind,
 			       struct loc loc)
 {
@@ -511,7 +535,8 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	for (size_t i = 0; i < sites.n; i++) {
 		struct probe_site *site = sites.v[i];
 		const struct kfunc *f = kernel_function(c->s->kernel, site->function);
-		if (!f || refusal(c, f))
+		if (!f || refusal(c, f) ||
+		    returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, site))
 			continue;
 		if (f->copies != 1) {
 			free(site->anchor);
@@ -538,6 +563,78 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	return true;
 }
 
+struct btf_source *sema_kernel_btf(struct session *s)
+{
+	if (!s->kernel_btf_tried) {
+		s->kernel_btf_tried = true;
+		char *why = NULL;
+		if (s->kernel && s->kernel->btf_path)
+			s->kernel_btf = btf_open(s->kernel->btf_path, &why);
+		if (why && s->verbose)
+			fprintf(stderr, "stap: %s\n", why);
+		free(why);
+	}
+	return s->kernel_btf;
+}
+
+/* A BTF site of kernel function f: placed by name, or by _text + offset
+ * when several functions share the name. false if it cannot be placed. */
+static bool btf_place(const struct kernel *k, struct probe_site *site, const struct kfunc *f)
+{
+	if (f->copies != 1 && !f->offset)
+		return false;
+	site->object = xstrdup("kernel");
+	site->object_file = xstrdup(k->btf_path);
+	site->build_id = k->build_id ? xstrdup(k->build_id) : NULL;
+	site->anchor = xstrdup(f->copies == 1 ? f->name : "_text");
+	site->anchor_offset = f->copies == 1 ? 0 : (int64_t)f->offset;
+	site->text_offset = f->offset;
+	return true;
+}
+
+/*
+ * kernel.function("f") whose body reads $parameters, without the kernel's
+ * DWARF (or with --btf): the function's BTF prototype gives them at its
+ * entry, and saved there, in .return. false when BTF cannot answer (none,
+ * or no such function in it): the symbol path then says what is missing.
+ */
+static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind kind,
+			     struct loc loc)
+{
+	struct btf_source *b = sema_kernel_btf(c->s);
+	const struct kernel *k = c->s->kernel;
+	if (!b)
+		return false;
+	struct ptrvec sites = { 0 };
+	bool wild = strpbrk(spec, "*?[") != NULL;
+	for (size_t i = 0; i < k->nfuncs; i++) {
+		const struct kfunc *f = &k->funcs[i];
+		if (wild ? fnmatch(spec, f->name, 0) != 0 : strcmp(spec, f->name) != 0)
+			continue;
+		if (refusal(c, f))
+			continue;
+		struct probe_site *site = btf_function_site(b, f->name);
+		if (site && !returns_nothing_for(c, kind, wild, site) && btf_place(k, site, f))
+			pv_push(&sites, site);
+	}
+	if (!sites.n) {
+		pv_free(&sites);
+		return false;
+	}
+	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
+		diag_error(loc, D_BAD_PROBE_ARG,
+			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
+			   "wildcard (-D MAXWILDCARD)",
+			   spec, sites.n, MAX_WILDCARD_MATCHES);
+		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", sites.n);
+	} else {
+		for (size_t i = 0; i < sites.n; i++)
+			add_site_probe(c, kind, sites.v[i])->from_wildcard = wild;
+	}
+	pv_free(&sites);
+	return true;
+}
+
 static void kernel_function_point(struct pp_ctx *c)
 {
 	const struct comp *fn = &c->comps[1];
@@ -559,8 +656,13 @@ static void kernel_function_point(struct pp_ctx *c)
 	const struct kernel *k = c->s->kernel;
 	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
 	/* Target variables and source files need the kernel's DWARF. */
-	bool wants_dwarf = strpbrk(name, "@:") || c->pt->uses_targets || c->s->list == 2;
+	bool wants_types = c->pt->uses_targets || c->s->list == 2;
+	bool wants_dwarf = strpbrk(name, "@:") || (wants_types && !c->s->force_btf);
 	if (wants_dwarf && comp_is(c, 0, "kernel") && kernel_dwarf_point(c, name, kind, fn->arg->loc))
+		return;
+	/* Without DWARF, BTF gives parameters (not locals, lines or inlines). */
+	if (wants_types && !strpbrk(name, "@:") && comp_is(c, 0, "kernel") &&
+	    kernel_btf_point(c, name, kind, fn->arg->loc))
 		return;
 	if (strpbrk(name, "@:")) {
 		diag_error(fn->arg->loc, D_NO_DEBUGINFO,

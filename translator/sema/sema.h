@@ -39,6 +39,8 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 
 /* The session's debug information, opened on first use (probes.c). */
 struct dw *sema_debuginfo(struct session *s);
+/* The target kernel's BTF, opened on first use; NULL if it has none. */
+struct btf_source *sema_kernel_btf(struct session *s);
 
 /* Does the tree use target expressions ($var, @entry, @cast, ...)? */
 bool sema_uses_targets(struct node *n);

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
@@ -338,9 +339,14 @@ static struct target_access *resolve_var(struct resolver *r)
 	if (g)
 		return plan_static(r, g, a);
 	if (!v) {
-		err(r, "'$%s' is not a parameter or local variable of %s at this probe", name,
+		bool btf = site->source && !strcmp(site->source, "BTF");
+		err(r, "'$%s' is not a parameter%s of %s at this probe", name,
+		    btf ? " (the kernel's BTF gives parameters only)" : " or local variable",
 		    where(site));
 		scope_hint(r, name);
+		if (btf)
+			hint(r, "locals and globals need the kernel's DWARF: install linux-image-%s-dbg",
+			     r->s->release);
 		return NULL;
 	}
 	if (v->loc.kind == TL_NONE) {
@@ -432,10 +438,17 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 				   "has none",
 				   text);
 			free(text);
-			diag_hint("kernel functions need the kernel's DWARF: install "
-				  "linux-image-%s-dbg (BTF-typed arguments without it are still to "
-				  "come); module functions need the module's (see --debuginfo-path)",
-				  s->release);
+			if (sema_kernel_btf(s))
+				diag_hint("the kernel's BTF has no prototype of this function (an alias "
+					  "or an assembly entry point): install linux-image-%s-dbg for its "
+					  "DWARF; module functions need the module's debug information (see "
+					  "--debuginfo-path)",
+					  s->release);
+			else
+				diag_hint("kernel functions need the kernel's DWARF (linux-image-%s-dbg) "
+					  "or BTF; module functions need the module's debug information "
+					  "(see --debuginfo-path)",
+					  s->release);
 		}
 		return NULL;
 	}
@@ -471,7 +484,16 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 		module = xstrdup(h && h->site ? h->site->object : "kernel");
 	}
 	char *why = NULL;
-	struct ctype *t = dw_find_type(sema_debuginfo(s), module, n->str, &why);
+	struct ctype *t = NULL;
+	/* The kernel's types from its DWARF if installed (and not --btf), else its BTF. */
+	struct btf_source *kbtf = !strcmp(module, "kernel") ? sema_kernel_btf(s) : NULL;
+	if (!kbtf || !s->force_btf)
+		t = dw_find_type(sema_debuginfo(s), module, n->str, &why);
+	if (!t && kbtf) {
+		free(why);
+		why = NULL;
+		t = btf_find_type(kbtf, n->str, &why);
+	}
 	if (!t) {
 		err(&r, "@cast: %s", why ? why : "no debug information for that module");
 		if (!why)

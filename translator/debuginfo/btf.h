@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * BTF as a source of the target model (target.h): the kernel's compact,
+ * de-duplicated C types, which Debian's kernel image carries without any
+ * debuginfo installed. A function's prototype gives its parameters and
+ * return type; at the function's entry the x86-64 calling convention says
+ * where each parameter is. BTF has no locals, no source lines and no
+ * inlined copies: those need DWARF.
+ */
+#ifndef TAPLINE_BTF_H
+#define TAPLINE_BTF_H
+
+#include <stddef.h>
+
+#include "debuginfo/target.h"
+
+struct btf_source;
+
+/* The BTF in file path (raw BTF, as /sys/kernel/btf/vmlinux and the
+ * translator's cache hold it); NULL with *why (malloced). */
+struct btf_source *btf_open(const char *path, char **why);
+/* A site at the entry of the function name: its parameters (by the
+ * calling convention) and return type. NULL if BTF has no such function.
+ * The caller fills in object, anchor and offsets. */
+struct probe_site *btf_function_site(struct btf_source *b, const char *name);
+/* A type by name ("struct file", "union u", "enum e", "int", a typedef
+ * name); NULL with *why (malloced). */
+struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why);
+
+#endif
