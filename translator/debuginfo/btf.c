@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ struct btf_source {
 	struct type_source src;
 	struct btf_func *funcs; /* by name: libbpf's lookup by name is a linear scan */
 	size_t nfuncs;
+	__u32 first_id;         /* its own types' first id (a module's follow the kernel's) */
 };
 
 static int func_cmp(const void *a, const void *b)
@@ -46,7 +48,7 @@ static __s32 find_func(struct btf_source *b, const char *name)
 {
 	if (!b->funcs) {
 		b->funcs = xcalloc(b->ntypes, sizeof *b->funcs);
-		for (__u32 id = 1; id < b->ntypes; id++) {
+		for (__u32 id = b->first_id; id < b->ntypes; id++) {
 			const struct btf_type *t = btf__type_by_id(b->btf, id);
 			const char *n = t && btf_is_func(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
 			if (n && *n)
@@ -69,6 +71,17 @@ static struct ctype void_type = { .kind = CT_VOID, .name = "void", .complete = t
 
 static void complete_type(struct ctype *c);
 
+static struct btf_source *source(struct btf *btf, __u32 first_id)
+{
+	struct btf_source *b = xcalloc(1, sizeof *b);
+	b->btf = btf;
+	b->first_id = first_id;
+	b->ntypes = btf__type_cnt(btf);
+	b->types = xcalloc(b->ntypes, sizeof *b->types);
+	b->src = (struct type_source){ complete_type, b };
+	return b;
+}
+
 struct btf_source *btf_open(const char *path, char **why)
 {
 	struct btf *btf = btf__parse_raw(path);
@@ -76,12 +89,28 @@ struct btf_source *btf_open(const char *path, char **why)
 		*why = xasprintf("cannot read the BTF in %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	struct btf_source *b = xcalloc(1, sizeof *b);
-	b->btf = btf;
-	b->ntypes = btf__type_cnt(btf);
-	b->types = xcalloc(b->ntypes, sizeof *b->types);
-	b->src = (struct type_source){ complete_type, b };
-	return b;
+	return source(btf, 1);
+}
+
+struct btf_source *btf_open_module(const char *ko, struct btf_source *kernel, char **why)
+{
+	struct btf *btf = btf__parse_elf_split(ko, kernel->btf);
+	if (!btf || libbpf_get_error(btf)) {
+		*why = xasprintf("%s has no readable BTF (a .BTF section on top of the kernel's): %s",
+				 ko, strerror(errno));
+		return NULL;
+	}
+	return source(btf, btf__type_cnt(kernel->btf));
+}
+
+void btf_each_function(struct btf_source *b, const char *pattern,
+		       void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	find_func(b, "");
+	for (size_t i = 0; i < b->nfuncs; i++)
+		if ((i == 0 || strcmp(b->funcs[i].name, b->funcs[i - 1].name)) &&
+		    (!pattern || fnmatch(pattern, b->funcs[i].name, 0) == 0))
+			fn(b->funcs[i].name, ctx);
 }
 
 static const char *name_of(const struct btf_source *b, const struct btf_type *t)

@@ -19,6 +19,13 @@ struct btf_source;
 /* The BTF in file path (raw BTF, as /sys/kernel/btf/vmlinux and the
  * translator's cache hold it); NULL with *why (malloced). */
 struct btf_source *btf_open(const char *path, char **why);
+/* The BTF of a module file (its .BTF section, split on top of the
+ * kernel's); NULL with *why (malloced). */
+struct btf_source *btf_open_module(const char *ko, struct btf_source *kernel, char **why);
+/* Each function the BTF itself describes (not its base's), by name, once;
+ * only those matching pattern (fnmatch) unless it is NULL. */
+void btf_each_function(struct btf_source *b, const char *pattern,
+		       void (*fn)(const char *name, void *ctx), void *ctx);
 /* A site at the entry of the function name: its parameters (by the
  * calling convention) and return type. NULL if BTF has no such function.
  * The caller fills in object, anchor and offsets. */

@@ -8,6 +8,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -282,6 +283,17 @@ const char *debugfind_installed(struct debug_index *ix, const char *module)
 	const struct debug_file *f =
 		bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);
 	return f ? f->path : NULL;
+}
+
+void debugfind_installed_matching(struct debug_index *ix, const char *pattern,
+				  struct ptrvec *names)
+{
+	if (!ix->installed_read)
+		read_installed(ix);
+	for (size_t i = 0; i < ix->ninstalled; i++)
+		if (fnmatch(pattern, ix->installed[i].module, 0) == 0 &&
+		    (i == 0 || strcmp(ix->installed[i].module, ix->installed[i - 1].module)))
+			pv_push(names, ix->installed[i].module);
 }
 
 /* The GNU build-id note of an ELF file (lowercase hex), or NULL. */

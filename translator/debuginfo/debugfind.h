@@ -47,6 +47,9 @@ const struct debug_file *debugfind(const struct debug_index *ix, const char *mod
 char *debugfind_module_name(const char *file);
 /* The installed module's file (from modules.dep), or NULL. */
 const char *debugfind_installed(struct debug_index *ix, const char *module);
+/* The names of the installed modules pattern matches (fnmatch), sorted. */
+void debugfind_installed_matching(struct debug_index *ix, const char *pattern,
+				  struct ptrvec *names);
 /* An ELF file's GNU build-id in lowercase hex, or NULL. */
 char *debugfind_build_id(const char *path);
 bool debugfind_has_dwarf(const char *path);

@@ -95,6 +95,8 @@ struct ksym *kallsyms_decode(const char *elf, size_t len, size_t *n, char **why)
 /* symbols.c: the kernel's own symbols in a kallsyms-format file
  * (/proc/kallsyms), sorted likewise; NULL if it cannot be read. */
 struct ksym *symbols_read_kallsyms(const char *path, size_t *n);
+/* An ELF file's function symbols, sorted likewise; NULL if it has none. */
+struct ksym *symbols_read_elf_functions(const char *path, size_t *n);
 /* Sort by name, then address. */
 void symbols_sort(struct ksym *syms, size_t n);
 /* Binary search in a name-sorted array: the first symbol named name, or NULL. */

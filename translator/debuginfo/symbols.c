@@ -4,10 +4,14 @@
  * read from a kallsyms-format file ("ADDRESS TYPE NAME [MODULE]" per line,
  * as /proc/kallsyms gives them) or decoded from an image (kallsyms.c).
  */
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "debuginfo/kernel.h"
 #include "util.h"
@@ -91,4 +95,55 @@ void symbols_free(struct ksym *syms, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(syms[i].name);
 	free(syms);
+}
+
+/* An ELF file's function symbols (a module's .symtab), sorted likewise;
+ * addr is each one's value (its offset in its section). NULL if the file
+ * has no symbol table. */
+struct ksym *symbols_read_elf_functions(const char *path, size_t *n)
+{
+	*n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	struct ksym *syms = NULL;
+	size_t cap = 0;
+	size_t shstrndx = 0;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = data ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+			    !*name)
+				continue;
+			/* Init code is freed once the module is loaded. */
+			GElf_Shdr ts;
+			const char *sec = gelf_getshdr(elf_getscn(elf, sym.st_shndx), &ts)
+						  ? elf_strptr(elf, shstrndx, ts.sh_name)
+						  : NULL;
+			if (sec && !strncmp(sec, ".init", 5))
+				continue;
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 256;
+				syms = xrealloc(syms, cap * sizeof *syms);
+			}
+			syms[(*n)++] = (struct ksym){ xstrdup(name), sym.st_value, 't' };
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (syms)
+		symbols_sort(syms, *n);
+	return syms;
 }

@@ -746,6 +746,62 @@ static void offer_name(const char *name, void *sg)
 	suggest_offer(sg, name);
 }
 
+static void collect_name(const char *name, void *names)
+{
+	pv_push(names, (void *)name);
+}
+
+/*
+ * module("m").function("f") without the module's DWARF: the functions its
+ * BTF describes (on top of the kernel's), with their parameters, placed by
+ * name through the installed module's symbol table, where the name must be
+ * the module's only function of that name. -1 with *why when the module
+ * has no BTF (or is not installed).
+ */
+static int module_btf_sites(struct pp_ctx *c, const char *module, const char *func,
+			    enum probe_kind kind, struct ptrvec *sites, size_t *left_out, char **why)
+{
+	struct btf_source *kb = sema_kernel_btf(c->s);
+	const char *ko = debugfind_installed(c->s->debug_ix, module);
+	if (!kb || !ko) {
+		*why = xasprintf(!ko ? "module %s is not installed for kernel %s"
+				     : "the kernel %s has no BTF for a module's to build on",
+				 !ko ? module : c->s->release, c->s->release);
+		return -1;
+	}
+	struct btf_source *mb = btf_open_module(ko, kb, why);
+	if (!mb)
+		return -1;
+	size_t nsyms = 0;
+	struct ksym *syms = symbols_read_elf_functions(ko, &nsyms);
+	char *build_id = debugfind_build_id(ko);
+	struct ptrvec names = { 0 };
+	btf_each_function(mb, func, collect_name, &names);
+	bool wild = strpbrk(func, "*?[") != NULL;
+	int found = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.v[i];
+		const struct ksym *y = symbols_find(syms, nsyms, name);
+		if (!y || (y + 1 < syms + nsyms && !strcmp(y[1].name, name))) {
+			(*left_out)++; /* not in its text, or several functions of that name */
+			continue;
+		}
+		struct probe_site *site = btf_function_site(mb, name);
+		if (!site || returns_nothing_for(c, kind, wild, site))
+			continue;
+		site->object = xstrdup(module);
+		site->object_file = xstrdup(ko);
+		site->build_id = build_id ? xstrdup(build_id) : NULL;
+		site->anchor = xstrdup(name);
+		pv_push(sites, site);
+		found++;
+	}
+	pv_free(&names);
+	symbols_free(syms, nsyms);
+	free(build_id);
+	return found;
+}
+
 /* No debug information for module: where it was looked for, and what gives it. */
 static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct loc loc)
 {
@@ -827,6 +883,9 @@ static void module_function_point(struct pp_ctx *c)
 			if (!fnmatch(pattern, ix->by_name[i]->module, 0) &&
 			    strcmp(ix->by_name[i]->module, "kernel"))
 				pv_push(&modules, ix->by_name[i]->module);
+		/* None has debug information: the installed ones, through BTF. */
+		if (!modules.n && !statement && !inline_copies && !file)
+			debugfind_installed_matching(c->s->debug_ix, pattern, &modules);
 	} else {
 		pv_push(&modules, pattern);
 	}
@@ -838,6 +897,15 @@ static void module_function_point(struct pp_ctx *c)
 		int r = statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
 			: inline_copies ? dw_inlines(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
 					: dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
+		/* No DWARF at all: BTF gives functions and parameters (not files, lines,
+		 * statements or inlined copies). */
+		char *btf_why = NULL;
+		if (r < 0 && !why && !statement && !inline_copies && !file && !module_file &&
+		    module_btf_sites(c, modules.v[i], func, kind, &sites, &left_out, &btf_why) >= 0)
+			r = 0;
+		if (r < 0 && btf_why && c->s->verbose)
+			fprintf(stderr, "stap: no BTF either: %s\n", btf_why);
+		free(btf_why);
 		if (r < 0) {
 			if (modules.n == 1 && !c->pt->optional)
 				no_debuginfo(c, modules.v[i], why, mc->arg->loc);
