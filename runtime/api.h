@@ -315,6 +315,11 @@ rt_long rt_return_value(struct rt_context *c);
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip) at the probe. what:
  * the script expression, for the error when the hit has no registers. */
 unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc);
+/* Argument n (1, 2, ...) of the probed function at its entry, by the
+ * x86-64 calling convention (registers, then the stack), size 4 (sign- or
+ * zero-extended) or 8 bytes. */
+rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const char *what,
+	       const char *loc);
 /* The address of rt_script.statics[i], or a failure naming what when its
  * module is not loaded. */
 unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, const char *loc);

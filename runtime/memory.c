@@ -38,6 +38,34 @@ unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const ch
 	return *(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
 }
 
+rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const char *what,
+	       const char *loc)
+{
+	static const int arg_regs[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
+	unsigned long v;
+
+	if (!rt_cpu_of(c)->regs) {
+		rt_failf(c, loc, NULL, "%s: this probe has no registers to read it from", what);
+		return 0;
+	}
+	if (n < 1 || n > 32) {
+		rt_failf(c, loc, NULL, "%s: there is no argument %lld (they are counted from 1)", what,
+			 (long long)n);
+		return 0;
+	}
+	if (n <= 6) {
+		v = rt_reg(c, arg_regs[n - 1], what, loc);
+	} else {
+		/* At the entry rsp points at the return address; argument 7 is above it. */
+		unsigned long sp = rt_reg(c, 7, what, loc);
+
+		v = (unsigned long)rt_kread(c, sp + 8 * (unsigned long)(n - 6), 8, 0, what, loc);
+	}
+	if (size == 4)
+		return is_signed ? (rt_long)(s32)v : (rt_long)(u32)v;
+	return (rt_long)v;
+}
+
 unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, const char *loc)
 {
 	const struct rt_static *st = &rt_script.statics[i];

@@ -356,6 +356,47 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(loc);
 		return res;
 	}
+	case B_INT_ARG:
+	case B_UINT_ARG:
+	case B_S32_ARG:
+	case B_U32_ARG:
+	case B_LONG_ARG:
+	case B_ULONG_ARG:
+	case B_LONGLONG_ARG:
+	case B_ULONGLONG_ARG:
+	case B_S64_ARG:
+	case B_U64_ARG:
+	case B_POINTER_ARG: {
+		/* 32-bit ones are sign- or zero-extended; the rest are the whole register. */
+		bool narrow = b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
+			      b->id == B_U32_ARG;
+		bool is_signed = b->id == B_INT_ARG || b->id == B_S32_ARG;
+		char *arg = cg_expr(g, n->list);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_arg(c, %s, %d, %d, %s, %s);", res, arg, narrow ? 4 : 8, is_signed, what,
+		     loc);
+		fail_check(g);
+		free(arg);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case B_RETURNVAL: {
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = (rt_long)rt_reg(c, 0, %s, %s);", res, what, loc);
+		fail_check(g);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case B_ASMLINKAGE:
+		return xstrdup("0");
 	case B_ABS: {
 		char *v = snapshot(g, cg_expr(g, n->list), T_LONG);
 		res = xasprintf("(%s < 0 ? rt_neg(%s) : %s)", v, v, v);

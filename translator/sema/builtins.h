@@ -54,6 +54,21 @@
 	X(B_KERNEL_SHORT, "kernel_short", "l:l", false)                                     \
 	X(B_KERNEL_CHAR, "kernel_char", "l:l", false)                                       \
 	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false)                                 \
+	/* arguments by position at a function's entry, and its return value: no        \
+	 * debug information needed (the x86-64 calling convention) */                    \
+	X(B_INT_ARG, "int_arg", "l:l", true)                                                \
+	X(B_UINT_ARG, "uint_arg", "l:l", true)                                              \
+	X(B_S32_ARG, "s32_arg", "l:l", true)                                                \
+	X(B_U32_ARG, "u32_arg", "l:l", true)                                                \
+	X(B_LONG_ARG, "long_arg", "l:l", true)                                              \
+	X(B_ULONG_ARG, "ulong_arg", "l:l", true)                                            \
+	X(B_LONGLONG_ARG, "longlong_arg", "l:l", true)                                      \
+	X(B_ULONGLONG_ARG, "ulonglong_arg", "l:l", true)                                    \
+	X(B_S64_ARG, "s64_arg", "l:l", true)                                                \
+	X(B_U64_ARG, "u64_arg", "l:l", true)                                                \
+	X(B_POINTER_ARG, "pointer_arg", "l:l", true)                                        \
+	X(B_RETURNVAL, "returnval", "l:", true)                                             \
+	X(B_ASMLINKAGE, "asmlinkage", "v:", false)                                          \
 	/* strings */                                                                       \
 	X(B_STRLEN, "strlen", "l:s", false)                                                 \
 	X(B_SUBSTR, "substr", "s:sll", false)                                               \

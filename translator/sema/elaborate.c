@@ -35,6 +35,28 @@ bool sema_uses_targets(struct node *n)
 	return found;
 }
 
+/* The built-ins that read the hit's registers (positional arguments). */
+static void find_register_read(struct node *n, void *found)
+{
+	static const char *const names[] = { "int_arg", "uint_arg", "s32_arg", "u32_arg",
+					     "long_arg", "ulong_arg", "longlong_arg",
+					     "ulonglong_arg", "s64_arg", "u64_arg", "pointer_arg",
+					     "returnval" };
+	if (n->kind == N_CALL && n->name)
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+			if (!strcmp(n->name, names[i]))
+				*(bool *)found = true;
+	ast_for_children(n, find_register_read, found);
+}
+
+bool sema_uses_registers(struct node *n)
+{
+	bool found = sema_uses_targets(n);
+	if (!found)
+		find_register_read(n, &found);
+	return found;
+}
+
 struct fold_ctx {
 	struct session *s;
 	struct handler *h; /* NULL in a function */

@@ -85,6 +85,7 @@ static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const cha
 	if (p->handler->site && sema_uses_targets(p->handler->body))
 		p->handler = c->pt->handler(c->pt->arg, true);
 	c->made++;
+	p->needs_regs = sema_uses_registers(p->handler->body);
 	p->symbol = symbol ? xstrdup(symbol) : NULL;
 	if (kind == PK_TIMER)
 		p->period_ns = arg;
@@ -129,7 +130,7 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 	p->module = strcmp(site->object, "kernel") ? xstrdup(site->object) : NULL;
 	p->offset = site->anchor_offset;
 	p->site = site;
-	p->needs_regs = sema_uses_targets(h->body);
+	p->needs_regs = sema_uses_registers(h->body);
 	p->optional = c->pt->optional;
 	pv_push(&c->s->prog.probes, p);
 	return p;
@@ -397,7 +398,7 @@ static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, 
 static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfunc *f)
 {
 	const struct kfunc *ref = kernel_function(c->s->kernel, "_printk");
-	if (p->kind != PK_KPROBE || f->copies != 1 || !f->offset || !ref || !ref->offset ||
+	if (p->kind != PK_KPROBE || p->needs_regs || f->copies != 1 || !f->offset || !ref || !ref->offset ||
 	    ref->copies != 1)
 		return;
 	p->text_offset = f->offset;

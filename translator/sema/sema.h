@@ -44,6 +44,9 @@ struct btf_source *sema_kernel_btf(struct session *s);
 
 /* Does the tree use target expressions ($var, @entry, @cast, ...)? */
 bool sema_uses_targets(struct node *n);
+/* Does it read the hit's registers (target expressions, int_arg(), ...)?
+ * Its probes then need a kprobe's full registers, not ftrace's. */
+bool sema_uses_registers(struct node *n);
 
 /* targets.c: the plan for target expression n (N_TARGET) in handler h, or
  * NULL after an error (none reported when quiet: @defined asks that way).
