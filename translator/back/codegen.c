@@ -1552,7 +1552,7 @@ char *cg_translate(struct session *s)
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
 		const char *bid = p->module && p->site ? p->site->build_id : NULL;
 		char *mod_id = bid ? c_string(bid, strlen(bid)) : xstrdup("0");
-		const char *fn = p->site ? p->site->function : NULL;
+		const char *fn = p->site ? p->site->function : p->function;
 		char *func = fn ? c_string(fn, strlen(fn)) : xstrdup("0");
 		const struct handler *h = p->handler;
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");

@@ -17,7 +17,7 @@
 #include "util.h"
 
 /* Bump when what the cache holds changes. */
-#define KERNEL_CACHE_FORMAT 3
+#define KERNEL_CACHE_FORMAT 4
 
 static const char *const why_texts[] = {
 #define X(id, text) [id] = text,
@@ -83,7 +83,7 @@ const struct kfunc *kernel_function(const struct kernel *k, const char *name)
 	return bsearch(name, k->funcs, k->nfuncs, sizeof(struct kfunc), cmp_key);
 }
 
-/* --- the cache: "NAME OFFSET WHY COPIES" per function --- */
+/* --- the cache: "NAME OFFSET WHY COPIES [OFFSET:WHY per copy]" per function --- */
 
 static bool write_cache(const struct kernel *k, const char *dir, const char *stamp,
 			const char *btf, size_t btf_size)
@@ -93,7 +93,10 @@ static bool write_cache(const struct kernel *k, const char *dir, const char *sta
 	sb_printf(&b, "%s\n%d\n%s\n", k->build_id, k->classified, k->funcs_from);
 	for (size_t i = 0; i < k->nfuncs; i++) {
 		const struct kfunc *f = &k->funcs[i];
-		sb_printf(&b, "%s %" PRIx64 " %d %u\n", f->name, f->offset, (int)f->why, f->copies);
+		sb_printf(&b, "%s %" PRIx64 " %d %u", f->name, f->offset, (int)f->why, f->copies);
+		for (unsigned c = 0; f->offsets && c < f->copies; c++)
+			sb_printf(&b, " %" PRIx64 ":%d", f->offsets[c], f->whys[c]);
+		sb_puts(&b, "\n");
 	}
 	char *p = path_join(dir, "functions");
 	bool ok = write_file(p, b.s, b.len);
@@ -151,16 +154,35 @@ static bool read_cache(struct kernel *k, const char *dir, const char *stamp)
 	for (char *line; (line = next_line(&cur));) {
 		char name[256];
 		uint64_t offset;
-		int why;
+		int why, used = 0;
 		unsigned copies;
-		if (sscanf(line, "%255s %" SCNx64 " %d %u", name, &offset, &why, &copies) != 4 ||
-		    why < 0 || why >= KF_NREASONS)
+		if (sscanf(line, "%255s %" SCNx64 " %d %u%n", name, &offset, &why, &copies, &used) != 4 ||
+		    why < 0 || why >= KF_NREASONS || copies > 4096)
 			continue;
 		if (n == cap) {
 			cap *= 2;
 			funcs = xrealloc(funcs, cap * sizeof *funcs);
 		}
-		funcs[n++] = (struct kfunc){ xstrdup(name), offset, (enum kfunc_why)why, copies };
+		struct kfunc *f = &funcs[n++];
+		*f = (struct kfunc){ xstrdup(name), offset, (enum kfunc_why)why, copies, NULL, NULL };
+		if (copies > 1) {
+			f->offsets = xcalloc(copies, sizeof *f->offsets);
+			f->whys = xcalloc(copies, sizeof *f->whys);
+			const char *rest = line + used;
+			unsigned c = 0;
+			int w, len;
+			while (c < copies && sscanf(rest, " %" SCNx64 ":%d%n", &f->offsets[c], &w, &len) == 2 &&
+			       w >= 0 && w < KF_NREASONS) {
+				f->whys[c++] = (unsigned char)w;
+				rest += len;
+			}
+			if (c != copies) { /* an older line: the first copy only */
+				free(f->offsets);
+				free(f->whys);
+				f->offsets = NULL;
+				f->whys = NULL;
+			}
+		}
 	}
 	k->build_id = xstrdup(id);
 	k->classified = classified[0] == '1';
@@ -193,7 +215,7 @@ static bool funcs_from_btf(struct kernel *k, const char *btf, size_t btf_size)
 	n = symbols_sort_unique(names, n);
 	k->funcs = xcalloc(n ? n : 1, sizeof *k->funcs);
 	for (size_t i = 0; i < n; i++)
-		k->funcs[i] = (struct kfunc){ names[i], 0, KF_OK, 1 };
+		k->funcs[i] = (struct kfunc){ names[i], 0, KF_OK, 1, NULL, NULL };
 	k->nfuncs = n;
 	free(names);
 	return true;
@@ -309,8 +331,11 @@ static bool image_cached(struct kernel *k, bool verbose)
 
 static void kernel_reset(struct kernel *k)
 {
-	for (size_t i = 0; i < k->nfuncs; i++)
+	for (size_t i = 0; i < k->nfuncs; i++) {
 		free(k->funcs[i].name);
+		free(k->funcs[i].offsets);
+		free(k->funcs[i].whys);
+	}
 	free(k->funcs);
 	free(k->build_id);
 	free(k->funcs_from);

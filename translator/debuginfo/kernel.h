@@ -48,6 +48,9 @@ struct kfunc {
 	uint64_t offset;      /* from _text: the same with or without KASLR */
 	enum kfunc_why why;
 	unsigned copies;      /* functions of this name */
+	/* copies > 1: each copy's offset and why, by address (the first is the one above) */
+	uint64_t *offsets;
+	unsigned char *whys;
 };
 
 struct kernel {

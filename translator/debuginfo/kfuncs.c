@@ -122,9 +122,23 @@ static struct kfunc *collect(const struct ksym *syms, size_t n, const struct fac
 			if (!first)
 				first = &syms[j];
 		}
-		if (first)
-			funcs[count++] = (struct kfunc){ xstrdup(first->name), first->addr - f->text,
-							 classify(f, first), copies };
+		if (first) {
+			struct kfunc *k = &funcs[count++];
+			*k = (struct kfunc){ xstrdup(first->name), first->addr - f->text,
+					     classify(f, first), copies, NULL, NULL };
+			/* Every copy, so that each can be probed by its own address. */
+			if (copies > 1) {
+				k->offsets = xcalloc(copies, sizeof *k->offsets);
+				k->whys = xcalloc(copies, sizeof *k->whys);
+				unsigned c = 0;
+				for (size_t m = i; m < j; m++) {
+					if (!is_text(syms[m].type))
+						continue;
+					k->offsets[c] = syms[m].addr - f->text;
+					k->whys[c++] = (unsigned char)classify(f, &syms[m]);
+				}
+			}
+		}
 		i = j;
 	}
 	*nfuncs = count;

@@ -405,6 +405,34 @@ static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfu
 	c->s->prog.printk_offset = ref->offset;
 }
 
+/*
+ * A kernel function whose name several static functions share: every copy,
+ * each by its own address (_text + offset) and named by it in pp()
+ * ("NAME@_text+0xOFFSET"), not only the one the kernel's lookup by name
+ * picks. How many were placed.
+ */
+static size_t add_every_copy(struct pp_ctx *c, enum probe_kind kind, const struct kfunc *f,
+			     bool from_wildcard)
+{
+	size_t placed = 0;
+	for (unsigned k = 0; k < f->copies; k++) {
+		if (f->whys[k] != KF_OK || refusal(c, f))
+			continue;
+		struct probe *p = add_probe(c, kind, f->name, 0);
+		free(p->pp_text);
+		p->pp_text = xasprintf("%s.function(\"%s@_text+0x%llx\")%s", c->comps[0].name, f->name,
+				       (unsigned long long)f->offsets[k],
+				       kind == PK_KRETPROBE ? ".return" : "");
+		free(p->symbol);
+		p->symbol = xstrdup("_text");
+		p->offset = (int64_t)f->offsets[k];
+		p->function = xstrdup(f->name);
+		p->from_wildcard = from_wildcard;
+		placed++;
+	}
+	return placed;
+}
+
 static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_kind kind,
 			    struct loc loc)
 {
@@ -457,7 +485,11 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 	}
 	for (size_t i = 0; i < k->nfuncs; i++) {
 		const struct kfunc *f = &k->funcs[i];
-		if (!fnmatch(pattern, f->name, 0) && !refusal(c, f)) {
+		if (fnmatch(pattern, f->name, 0))
+			continue;
+		if (f->copies > 1 && f->offsets) {
+			add_every_copy(c, kind, f, true);
+		} else if (!refusal(c, f)) {
 			struct probe *p = add_probe(c, kind, f->name, 0);
 			p->from_wildcard = true;
 			set_entry_offset(c, p, f);
@@ -684,7 +716,11 @@ static void kernel_function_point(struct pp_ctx *c)
 		return;
 	}
 	const char *why = refusal(c, f);
-	if (!why) {
+	if (f->copies > 1 && f->offsets && add_every_copy(c, kind, f, false)) {
+		if (c->s->verbose)
+			fprintf(stderr, "%s: %u functions are named '%s': each is probed by its address\n",
+				k->release, f->copies, name);
+	} else if (!why) {
 		set_entry_offset(c, add_probe(c, kind, name, 0), f);
 		if (runtime_calls(c, name))
 			diag_warning(fn->arg->loc, D_UNPROBEABLE,
