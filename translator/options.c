@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"                after /lib/modules/R/debug.a and /usr/lib/debug/lib/modules/R/debug.a\n"
 		"  --btf         kernel functions' $parameters from the kernel's BTF even where\n"
 		"                its DWARF is installed (without DWARF, BTF is used anyway)\n"
+		"  --symtab      symbol tables only: no DWARF, no BTF; arguments by position\n"
+		"                (int_arg(N), pointer_arg(N), ...) and returnval()\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -130,7 +132,7 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF };
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -139,6 +141,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
 		{ "btf", no_argument, NULL, OPT_BTF },
+		{ "symtab", no_argument, NULL, OPT_SYMTAB },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -234,6 +237,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_BTF:
 			s->force_btf = true;
+			break;
+		case OPT_SYMTAB:
+			s->force_symtab = true;
 			break;
 		case 'h':
 			usage(stdout);

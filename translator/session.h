@@ -192,6 +192,7 @@ struct session {
 	struct ptrvec debuginfo_dirs; /* --debuginfo-path */
 	const char *debug_archive;   /* --debug-archive */
 	bool force_btf;              /* --btf */
+	bool force_symtab;           /* --symtab */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */
 };

@@ -598,7 +598,7 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 
 struct btf_source *sema_kernel_btf(struct session *s)
 {
-	if (!s->kernel_btf_tried) {
+	if (!s->kernel_btf_tried && !s->force_symtab) {
 		s->kernel_btf_tried = true;
 		char *why = NULL;
 		if (s->kernel && s->kernel->btf_path)
@@ -689,7 +689,7 @@ static void kernel_function_point(struct pp_ctx *c)
 	const struct kernel *k = c->s->kernel;
 	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
 	/* Target variables and source files need the kernel's DWARF. */
-	bool wants_types = c->pt->uses_targets || c->s->list == 2;
+	bool wants_types = (c->pt->uses_targets || c->s->list == 2) && !c->s->force_symtab;
 	bool wants_dwarf = strpbrk(name, "@:") || (wants_types && !c->s->force_btf);
 	if (wants_dwarf && comp_is(c, 0, "kernel") && kernel_dwarf_point(c, name, kind, fn->arg->loc))
 		return;
@@ -800,20 +800,31 @@ static int module_btf_sites(struct pp_ctx *c, const char *module, const char *fu
 {
 	struct btf_source *kb = sema_kernel_btf(c->s);
 	const char *ko = debugfind_installed(c->s->debug_ix, module);
-	if (!kb || !ko) {
-		*why = xasprintf(!ko ? "module %s is not installed for kernel %s"
-				     : "the kernel %s has no BTF for a module's to build on",
-				 !ko ? module : c->s->release, c->s->release);
+	if (!ko) {
+		*why = xasprintf("module %s is not installed for kernel %s", module, c->s->release);
 		return -1;
 	}
-	struct btf_source *mb = btf_open_module(ko, kb, why);
-	if (!mb)
+	struct btf_source *mb = kb && !c->s->force_symtab ? btf_open_module(ko, kb, why) : NULL;
+	if (!mb && c->pt->uses_targets) {
+		/* $variables need types: the caller says what would give them. */
+		if (!*why)
+			*why = xstrdup(c->s->force_symtab ? "--symtab reads no types"
+							  : "the kernel has no BTF for the module's to build on");
 		return -1;
+	}
+	free(*why);
+	*why = NULL;
 	size_t nsyms = 0;
 	struct ksym *syms = symbols_read_elf_functions(ko, &nsyms);
 	char *build_id = debugfind_build_id(ko);
 	struct ptrvec names = { 0 };
-	btf_each_function(mb, func, collect_name, &names);
+	if (mb)
+		btf_each_function(mb, func, collect_name, &names);
+	else
+		for (size_t i = 0; i < nsyms; i++)
+			if ((i == 0 || strcmp(syms[i].name, syms[i - 1].name)) &&
+			    !fnmatch(func, syms[i].name, 0))
+				pv_push(&names, syms[i].name);
 	bool wild = strpbrk(func, "*?[") != NULL;
 	int found = 0;
 	for (size_t i = 0; i < names.n; i++) {
@@ -823,7 +834,14 @@ static int module_btf_sites(struct pp_ctx *c, const char *module, const char *fu
 			(*left_out)++; /* not in its text, or several functions of that name */
 			continue;
 		}
-		struct probe_site *site = btf_function_site(mb, name);
+		struct probe_site *site = mb ? btf_function_site(mb, name) : NULL;
+		if (!mb) {
+			/* Symbols only: no parameters, no return type. */
+			site = xcalloc(1, sizeof *site);
+			site->function = xstrdup(name);
+			site->source = "symbol table";
+			site->vars_loaded = true;
+		}
 		if (!site || returns_nothing_for(c, kind, wild, site))
 			continue;
 		site->object = xstrdup(module);
@@ -931,7 +949,8 @@ static void module_function_point(struct pp_ctx *c)
 	bool broken = false, too_many = false;
 	for (size_t i = 0; i < modules.n; i++) {
 		char *why = NULL;
-		int r = statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
+		int r = c->s->force_symtab ? -1
+			: statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
 			: inline_copies ? dw_inlines(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
 					: dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
 		/* No DWARF at all: BTF gives functions and parameters (not files, lines,

@@ -438,7 +438,10 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 				   "has none",
 				   text);
 			free(text);
-			if (sema_kernel_btf(s))
+			if (s->force_symtab)
+				diag_hint("--symtab reads symbol tables only, no types: read arguments by "
+					  "position (int_arg(N), pointer_arg(N), ...) and returnval()");
+			else if (sema_kernel_btf(s))
 				diag_hint("the kernel's BTF has no prototype of this function (an alias "
 					  "or an assembly entry point): install linux-image-%s-dbg for its "
 					  "DWARF; module functions need the module's debug information (see "
