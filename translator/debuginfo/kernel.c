@@ -228,7 +228,11 @@ static bool from_image(struct kernel *k, const char *dir, const char *stamp, boo
 	char *elf = kimage_extract_vmlinux(k->vmlinuz, &len);
 	if (!elf) {
 		fprintf(stderr, "stap: cannot unpack the kernel image %s: %s\n", k->vmlinuz,
-			errno == ENOTSUP ? "its compression is not xz" : strerror(errno));
+			errno == ENOTSUP  ? "its payload is not xz, zstd, gzip or lz4"
+			: errno == EINVAL ? "its header points past its end (truncated?)"
+			: errno == EBADMSG ? "its compressed payload is corrupted"
+			: errno == ENOEXEC ? "it is not a bzImage"
+					    : strerror(errno));
 		return false;
 	}
 	k->build_id = kimage_elf_build_id(elf, len);

@@ -80,8 +80,12 @@ const char *kernel_running_release(void);
  * or how to install one (malloced), to end a message with. */
 char *kernel_installed_hint(void);
 
-/* kimage.c: the vmlinux ELF inside a bzImage (xz payload). */
+/* kimage.c: the vmlinux ELF inside a bzImage (an xz, zstd, gzip or lz4
+ * payload); NULL with errno ENOEXEC (not a bzImage), EINVAL (truncated),
+ * ENOTSUP (another compression) or EBADMSG (a corrupted payload). */
 char *kimage_extract_vmlinux(const char *vmlinuz, size_t *len);
+/* The same for an image in memory. */
+char *kimage_unpack(const unsigned char *img, size_t n, size_t *len);
 /* The GNU build-id (hex) in an ELF image's notes, or NULL. */
 char *kimage_elf_build_id(const char *elf, size_t len);
 /* A section's contents inside an ELF image in memory, or NULL; *addr: its address. */
