@@ -85,6 +85,30 @@ static void sr_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A guru override goes into the kernel log too, where whoever looks at the
+ * machine after a crash will see it: "<4>" is KERN_WARNING. Best effort.
+ */
+static void sr_log_kernel(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sr_log_kernel(const char *fmt, ...)
+{
+	char line[768];
+	va_list ap;
+	int fd, n;
+
+	n = snprintf(line, sizeof line, "<4>staprun[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	va_end(ap);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, line, strlen(line)) < 0) {
+			/* nothing more to do: stderr has the warning already */
+		}
+		close(fd);
+	}
+}
+
 static void sr_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void sr_verbose(const char *fmt, ...)
 {
@@ -270,6 +294,8 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 		}
 		sr_warn("--guru-ignore-build-id: LOADING WITHOUT CHECKING THE KERNEL BUILD-ID. The running kernel's build-id cannot be read (%s); %s was built for kernel build-id %s. If that is not this kernel, its probe addresses and structure layouts are wrong and can crash this machine.",
 			err, opt.module, want ? want : "(none recorded)");
+		sr_log_kernel("loading %s with --guru-ignore-build-id: the kernel's build-id is unreadable, the module was built for %s\n",
+			      opt.module, want ? want : "(none recorded)");
 		return 0;
 	}
 	sr_verbose("running kernel build-id %s", have);
@@ -281,6 +307,8 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 		}
 		sr_warn("--guru-ignore-build-id: LOADING A MODULE THAT RECORDS NO KERNEL BUILD-ID. %s does not say which kernel it was built for; the running kernel has build-id %s. If it was built for another kernel, its probe addresses and structure layouts are wrong and can crash this machine.",
 			opt.module, have);
+		sr_log_kernel("loading %s with --guru-ignore-build-id: it records no kernel build-id; this kernel has %s\n",
+			      opt.module, have);
 		return 0;
 	}
 	if (strcasecmp(want, have) == 0) {
@@ -294,6 +322,8 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 	}
 	sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER KERNEL. %s was built for kernel build-id %.*s but the running kernel has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
 		opt.module, 2 * SR_BUILD_ID_MAX, want, have);
+	sr_log_kernel("loading %s with --guru-ignore-build-id: built for kernel build-id %.*s, this kernel has %s\n",
+		      opt.module, 2 * SR_BUILD_ID_MAX, want, have);
 	return 0;
 }
 
@@ -333,6 +363,8 @@ static int sr_check_module_build_ids(const struct sr_modinfo *mi)
 		}
 		sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER BUILD OF %s. %s was built for %s build-id %s but the loaded one has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
 			name, opt.module, name, colon + 1, have[0] ? have : err);
+		sr_log_kernel("loading %s with --guru-ignore-build-id: built for %s build-id %s, the loaded one has %s\n",
+			      opt.module, name, colon + 1, have[0] ? have : err);
 	}
 	return 0;
 }
