@@ -13,6 +13,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ struct btf_source {
 	struct btf_func *funcs; /* by name: libbpf's lookup by name is a linear scan */
 	size_t nfuncs;
 	__u32 first_id;         /* its own types' first id (a module's follow the kernel's) */
+	struct btf_source *base; /* a module's: the kernel's, which makes the types below first_id */
 };
 
 static int func_cmp(const void *a, const void *b)
@@ -43,11 +46,16 @@ static int func_cmp(const void *a, const void *b)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
+static struct ctype **slot(struct btf_source *b, __u32 id)
+{
+	return &b->types[id - b->first_id];
+}
+
 /* The FUNC named name (the first, if several static functions share it). */
 static __s32 find_func(struct btf_source *b, const char *name)
 {
 	if (!b->funcs) {
-		b->funcs = xcalloc(b->ntypes, sizeof *b->funcs);
+		b->funcs = xcalloc(b->ntypes - b->first_id + 1, sizeof *b->funcs);
 		for (__u32 id = b->first_id; id < b->ntypes; id++) {
 			const struct btf_type *t = btf__type_by_id(b->btf, id);
 			const char *n = t && btf_is_func(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
@@ -71,36 +79,66 @@ static struct ctype void_type = { .kind = CT_VOID, .name = "void", .complete = t
 
 static void complete_type(struct ctype *c);
 
-static struct btf_source *source(struct btf *btf, __u32 first_id)
+/* libbpf would print its own warnings; stap reports failures itself. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void be_quiet(void)
+{
+	static bool done;
+	if (!done) {
+		libbpf_set_print(quiet);
+		done = true;
+	}
+}
+
+static struct btf_source *source(struct btf *btf, __u32 first_id, struct btf_source *base)
 {
 	struct btf_source *b = xcalloc(1, sizeof *b);
 	b->btf = btf;
 	b->first_id = first_id;
+	b->base = base;
 	b->ntypes = btf__type_cnt(btf);
-	b->types = xcalloc(b->ntypes, sizeof *b->types);
+	/* Only its own: a module's would otherwise hold the kernel's 100,000 again. */
+	b->types = xcalloc(b->ntypes - first_id + 1, sizeof *b->types);
 	b->src = (struct type_source){ complete_type, b };
 	return b;
 }
 
 struct btf_source *btf_open(const char *path, char **why)
 {
+	be_quiet();
 	struct btf *btf = btf__parse_raw(path);
 	if (!btf || libbpf_get_error(btf)) {
 		*why = xasprintf("cannot read the BTF in %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	return source(btf, 1);
+	return source(btf, 1, NULL);
 }
 
 struct btf_source *btf_open_module(const char *ko, struct btf_source *kernel, char **why)
 {
+	be_quiet();
 	struct btf *btf = btf__parse_elf_split(ko, kernel->btf);
 	if (!btf || libbpf_get_error(btf)) {
 		*why = xasprintf("%s has no readable BTF (a .BTF section on top of the kernel's): %s",
 				 ko, strerror(errno));
 		return NULL;
 	}
-	return source(btf, btf__type_cnt(kernel->btf));
+	return source(btf, btf__type_cnt(kernel->btf), kernel);
+}
+
+void btf_close(struct btf_source *b)
+{
+	btf__free(b->btf);
+	free(b->types);
+	free(b->funcs);
+	free(b);
 }
 
 void btf_each_function(struct btf_source *b, const char *pattern,
@@ -126,7 +164,7 @@ static struct ctype *new_type(struct btf_source *b, __u32 id, enum ctype_kind ki
 	c->src = &b->src;
 	c->key = id;
 	c->complete = true;
-	b->types[id] = c;
+	*slot(b, id) = c;
 	return c;
 }
 
@@ -134,8 +172,10 @@ static struct ctype *btf_type(struct btf_source *b, __u32 id, int depth)
 {
 	if (id == 0 || id >= b->ntypes || depth > 64)
 		return &void_type;
-	if (b->types[id])
-		return b->types[id];
+	if (id < b->first_id)
+		return b->base ? btf_type(b->base, id, depth) : &void_type;
+	if (*slot(b, id))
+		return *slot(b, id);
 	const struct btf_type *t = btf__type_by_id(b->btf, id);
 	if (!t)
 		return &void_type;
@@ -187,7 +227,7 @@ static struct ctype *btf_type(struct btf_source *b, __u32 id, int depth)
 			      : -1;
 		if (def > 0 && (__u32)def != id) {
 			c = btf_type(b, (__u32)def, depth + 1);
-			b->types[id] = c;
+			*slot(b, id) = c;
 			return c;
 		}
 		c = new_type(b, id, is_union ? CT_UNION : CT_STRUCT);
@@ -209,7 +249,7 @@ static struct ctype *btf_type(struct btf_source *b, __u32 id, int depth)
 	case BTF_KIND_TYPE_TAG:
 		/* Seen through: the model has no qualifiers. */
 		c = btf_type(b, t->type, depth + 1);
-		b->types[id] = c;
+		*slot(b, id) = c;
 		return c;
 	case BTF_KIND_FUNC_PROTO:
 		c = new_type(b, id, CT_FUNC);

@@ -22,6 +22,9 @@ struct btf_source *btf_open(const char *path, char **why);
 /* The BTF of a module file (its .BTF section, split on top of the
  * kernel's); NULL with *why (malloced). */
 struct btf_source *btf_open_module(const char *ko, struct btf_source *kernel, char **why);
+/* Free b. The types and sites made from it stay, but no type of its may be
+ * completed after (the fuzzer's loop; stap keeps every source open). */
+void btf_close(struct btf_source *b);
 /* Each function the BTF itself describes (not its base's), by name, once;
  * only those matching pattern (fnmatch) unless it is NULL. */
 void btf_each_function(struct btf_source *b, const char *pattern,
