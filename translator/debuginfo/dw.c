@@ -867,6 +867,29 @@ static bool emit_frame_base(struct loc_builder *b, const struct where *w)
 }
 
 /*
+ * The symbol of o unique by name nearest at or before offset off of
+ * section sec (the one named name itself if it is there), else the nearest
+ * after it; only functions if funcs. NULL if the section has none.
+ */
+static const struct dw_sym *nearest_unique(const struct dw_obj *o, const char *sec, uint64_t off,
+					   bool funcs, const char *name)
+{
+	const struct dw_sym *below = NULL, *above = NULL;
+	for (size_t i = 0; i < o->nsyms; i++) {
+		const struct dw_sym *y = &o->syms[i];
+		if (!y->unique || (funcs && !y->is_func) || strcmp(y->section, sec))
+			continue;
+		if (name && !strcmp(y->name, name) && y->offset == off)
+			return y;
+		if (y->offset <= off && (!below || y->offset > below->offset))
+			below = y;
+		if (y->offset > off && (!above || y->offset < above->offset))
+			above = y;
+	}
+	return below ? below : above;
+}
+
+/*
  * A static object at DWARF's address addr, as the runtime can find it: an
  * offset from _text in the kernel; in a module, an offset from the
  * nearest unique symbol of the same section. NULL if there is none.
@@ -883,17 +906,7 @@ static struct tstatic *static_at(struct dw_obj *o, Dwarf_Addr addr)
 	const char *sec = dwarf_to_section(o, addr, &off);
 	if (!sec)
 		return NULL;
-	const struct dw_sym *below = NULL, *above = NULL;
-	for (size_t i = 0; i < o->nsyms; i++) {
-		const struct dw_sym *y = &o->syms[i];
-		if (!y->unique || strcmp(y->section, sec))
-			continue;
-		if (y->offset <= off && (!below || y->offset > below->offset))
-			below = y;
-		if (y->offset > off && (!above || y->offset < above->offset))
-			above = y;
-	}
-	const struct dw_sym *best = below ? below : above;
+	const struct dw_sym *best = nearest_unique(o, sec, off, false, NULL);
 	if (!best)
 		return NULL;
 	struct tstatic *st = xcalloc(1, sizeof *st);
@@ -1201,21 +1214,7 @@ static bool file_matches(const char *pattern, const char *file)
 static bool anchor_for(struct dw_obj *o, const char *name, const char *sec, uint64_t off,
 		       struct probe_site *s)
 {
-	const struct dw_sym *below = NULL, *above = NULL;
-	for (size_t i = 0; i < o->nsyms; i++) {
-		const struct dw_sym *y = &o->syms[i];
-		if (!y->unique || !y->is_func || strcmp(y->section, sec))
-			continue;
-		if (!strcmp(y->name, name) && y->offset == off) {
-			below = y;
-			break;
-		}
-		if (y->offset <= off && (!below || y->offset > below->offset))
-			below = y;
-		if (y->offset > off && (!above || y->offset < above->offset))
-			above = y;
-	}
-	const struct dw_sym *best = below ? below : above;
+	const struct dw_sym *best = nearest_unique(o, sec, off, true, name);
 	if (!best)
 		return false;
 	s->anchor = xstrdup(best->name);
