@@ -66,6 +66,7 @@ struct rt_probe {
 	 * body reads into entry_size bytes per call (rt_entry_data). */
 	void (*entry)(struct rt_context *c);
 	rt_size entry_size;
+	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
 };
 
 /*

@@ -290,8 +290,10 @@ static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-static int rt_maxactive(void)
+static int rt_maxactive(const struct rt_probe *p)
 {
+	if (p->maxactive > 0)
+		return (int)p->maxactive;
 	if (rt_script.maxactive > 0)
 		return (int)rt_script.maxactive;
 	/* The kernel's default (about 10 here) loses returns under load. */
@@ -320,7 +322,7 @@ static int rt_place(struct rt_placed *pl)
 			pl->krp.entry_handler = rt_kretprobe_entry;
 			pl->krp.data_size = p->entry_size;
 		}
-		pl->krp.maxactive = rt_maxactive();
+		pl->krp.maxactive = rt_maxactive(pl->p);
 		return register_kretprobe(&pl->krp);
 	case RT_TIMER:
 		rt_hrtimer_setup(&pl->timer, rt_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -597,7 +599,11 @@ static void rt_report_missed(const struct rt_placed *pl)
 	if (pl->p->kind == RT_KPROBE && !pl->via_ftrace && pl->kp.nmissed)
 		rt_message("warning", "%lu hits of %s were missed (the kernel was already in a kprobe)",
 			   pl->kp.nmissed, pl->p->pp);
-	if (pl->p->kind == RT_KRETPROBE && pl->krp.nmissed)
+	if (pl->p->kind == RT_KRETPROBE && pl->krp.nmissed && pl->p->maxactive > 0)
+		rt_message("warning",
+			   "%d returns of %s were missed: more than maxactive(%d) calls were in flight; raise it in the probe point, .return.maxactive(N)",
+			   pl->krp.nmissed, pl->p->pp, pl->krp.maxactive);
+	else if (pl->p->kind == RT_KRETPROBE && pl->krp.nmissed)
 		rt_message("warning",
 			   "%d returns of %s were missed: more than MAXACTIVE = %d calls were in flight; raise it with -D MAXACTIVE=N",
 			   pl->krp.nmissed, pl->p->pp, pl->krp.maxactive);

@@ -119,6 +119,7 @@ struct probe {
 	char *symbol;            /* PK_KPROBE, PK_KRETPROBE: the kernel finds the probe by it */
 	char *module;            /* the module the symbol is in; NULL: the kernel */
 	char *function;          /* the probed function when symbol is not it (_text + offset) */
+	long long maxactive;     /* PK_KRETPROBE: calls tracked at once; 0: MAXACTIVE's */
 	int64_t offset;          /* from symbol (negative: before it) */
 	struct probe_site *site; /* resolved through debug information, else NULL */
 	bool needs_regs;         /* its handler reads registers (target variables) */

@@ -1561,11 +1561,12 @@ char *cg_translate(struct session *s)
 			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
-			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu },\n",
+			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
+			  ".maxactive = %lld },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
-			  p->needs_regs, entry, h->entry_size);
+			  p->needs_regs, entry, h->entry_size, p->maxactive);
 		free(pp);
 		free(sym);
 		free(mod);

@@ -40,7 +40,7 @@ static const char *const families[] = {
 	"begin[(N)]", "end[(N)]", "error[(N)]", "never", "timer.ns/us/ms/s(N)[.randomize(M)]",
 	"timer.nsec/usec/msec/sec(N)[.randomize(M)]", "timer.jiffies(N)[.randomize(M)]",
 	"timer.hz(N)",
-	"kernel.function(\"name\")[.call|.return]",
+	"kernel.function(\"name\")[.call|.return[.maxactive(N)]]",
 	"kprobe.function(\"name\")[.return]",
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
 	"module(\"m\").statement(\"name@file:line\")",
@@ -66,6 +66,7 @@ struct pp_ctx {
 	struct comp comps[8];
 	int n;
 	int made;          /* probes made so far */
+	long long maxactive; /* ".return.maxactive(N)": return probes' own limit; 0: none */
 };
 
 /* arg: the period of a timer (its spread is set after), the priority of begin/end. */
@@ -85,6 +86,7 @@ static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const cha
 	if (p->handler->site && sema_uses_targets(p->handler->body))
 		p->handler = c->pt->handler(c->pt->arg, true);
 	c->made++;
+	p->maxactive = c->maxactive;
 	p->needs_regs = sema_uses_registers(p->handler->body);
 	p->symbol = symbol ? xstrdup(symbol) : NULL;
 	if (kind == PK_TIMER)
@@ -126,6 +128,7 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 	}
 	p->handler = h;
 	c->made++;
+	p->maxactive = c->maxactive;
 	p->symbol = xstrdup(site->anchor);
 	p->module = strcmp(site->object, "kernel") ? xstrdup(site->object) : NULL;
 	p->offset = site->anchor_offset;
@@ -1033,6 +1036,19 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		c.comps[c.n++] = (struct comp){ k->name, k->lhs, k->loc };
 	}
 	int before = diag_errors();
+	/* ".return.maxactive(N)" on a function: the calls its return probes track. */
+	if (c.n >= 4 && comp_is(&c, c.n - 1, "maxactive") && comp_is(&c, c.n - 2, "return") &&
+	    comp_is(&c, 1, "function")) {
+		if (!want_number(&c, c.n - 1, true, &c.maxactive))
+			return 0;
+		if (c.maxactive < 1 || c.maxactive > 4096) {
+			diag_error(c.comps[c.n - 1].loc, D_BAD_PROBE_ARG,
+				   "maxactive(%lld): a return probe tracks 1 to 4096 calls at once",
+				   c.maxactive);
+			return 0;
+		}
+		c.n--;
+	}
 	if (c.n == 1 && comp_is(&c, 0, "begin"))
 		begin_end(&c, PK_BEGIN);
 	else if (c.n == 1 && comp_is(&c, 0, "end"))
