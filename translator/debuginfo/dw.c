@@ -304,6 +304,23 @@ static void read_symbols(struct dw_obj *o)
 			o->syms[i].unique = o->syms[i - 1].unique = false;
 }
 
+/* The value (libdwfl's address) of the first symbol named name, of ELF
+ * symbol type type (-1: any), in o's symbol table. */
+static bool symtab_value(struct dw_obj *o, const char *name, int type, GElf_Addr *value)
+{
+	int n = dwfl_module_getsymtab(o->mod);
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr v;
+		const char *sn = dwfl_module_getsym_info(o->mod, i, &sym, &v, NULL, NULL, NULL);
+		if (sn && (type < 0 || GELF_ST_TYPE(sym.st_info) == type) && !strcmp(sn, name)) {
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Report one debug file (or archive member) for o; false with o->why. */
 static bool attach(struct dw_obj *o, const struct debug_file *f)
 {
@@ -356,17 +373,7 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	}
 	if (o->is_kernel) {
 		/* Where _text is: kernel probe sites are offsets from it. */
-		int nsyms = dwfl_module_getsymtab(o->mod);
-		for (int i = 0; i < nsyms; i++) {
-			GElf_Sym sym;
-			GElf_Addr value;
-			const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
-								   NULL);
-			if (name && !strcmp(name, "_text")) {
-				o->text_addr = value;
-				break;
-			}
-		}
+		symtab_value(o, "_text", -1, &o->text_addr);
 		if (!o->text_addr) {
 			o->why = xstrdup("its symbol table has no _text");
 			return false;
@@ -1922,20 +1929,13 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 static struct tstatic *static_of_symbol(struct dw_obj *o, const char *name)
 {
 	if (o->is_kernel) {
-		int n = dwfl_module_getsymtab(o->mod);
-		for (int i = 0; i < n; i++) {
-			GElf_Sym sym;
-			GElf_Addr value;
-			const char *sn = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
-								 NULL);
-			if (sn && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(sn, name)) {
-				struct tstatic *st = xcalloc(1, sizeof *st);
-				st->object = xstrdup(o->name);
-				st->text_offset = value - o->text_addr;
-				return st;
-			}
-		}
-		return NULL;
+		GElf_Addr value;
+		if (!symtab_value(o, name, STT_OBJECT, &value))
+			return NULL;
+		struct tstatic *st = xcalloc(1, sizeof *st);
+		st->object = xstrdup(o->name);
+		st->text_offset = value - o->text_addr;
+		return st;
 	}
 	for (size_t i = 0; i < o->nsyms; i++) {
 		const struct dw_sym *y = &o->syms[i];
