@@ -1659,6 +1659,12 @@ static bool function_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 	return found;
 }
 
+static const char *unit_file(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr(cu, DW_AT_name, &a));
+}
+
 int dw_statements(struct dw *d, const char *module, const char *module_file,
 		  const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
@@ -1672,7 +1678,10 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 		Dwarf_Die cu;
 		Dwarf_Lines *lines;
 		size_t nlines;
+		/* The kernel's 2800 units: only those of the file (decoding every
+		 * line table would take seconds and gigabytes). */
 		if (!dwarf_offdie(o->dbg, off + hsize, &cu) ||
+		    (o->is_kernel && !file_matches(q->file, unit_file(&cu))) ||
 		    dwarf_getsrclines(&cu, &lines, &nlines) != 0) {
 			off = next;
 			continue;
@@ -1706,12 +1715,26 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 				continue;
 			pv_push(&done, (void *)(uintptr_t)dwarf_dieoffset(&func));
 			uint64_t a;
-			const char *secname = dwarf_to_section(o, pc, &a);
 			struct probe_site *s = xcalloc(1, sizeof *s);
-			if (!secname || !strncmp(secname, ".init", 5) || !anchor_for(o, name, secname, a, s)) {
-				(*left_out)++;
-				free(s);
-				continue;
+			Dwarf_Addr entry;
+			if (o->is_kernel) {
+				/* The function by name plus the offset, or _text + offset. */
+				if (!function_entry(&func, &entry) || pc < entry) {
+					(*left_out)++;
+					free(s);
+					continue;
+				}
+				s->anchor = xstrdup(name);
+				s->anchor_offset = (int64_t)(pc - entry);
+				s->text_offset = pc + o->bias - o->text_addr;
+			} else {
+				const char *secname = dwarf_to_section(o, pc, &a);
+				if (!secname || !strncmp(secname, ".init", 5) ||
+				    !anchor_for(o, name, secname, a, s)) {
+					(*left_out)++;
+					free(s);
+					continue;
+				}
 			}
 			s->object = xstrdup(o->name);
 			s->object_file = xstrdup(o->file);
@@ -1952,11 +1975,6 @@ static struct tstatic *static_of_symbol(struct dw_obj *o, const char *name)
 	return NULL;
 }
 
-static const char *unit_file(Dwarf_Die *cu)
-{
-	Dwarf_Attribute a;
-	return dwarf_formstring(dwarf_attr(cu, DW_AT_name, &a));
-}
 
 /*
  * The global or static variable name of module: defined in a unit whose

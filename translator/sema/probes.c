@@ -44,11 +44,12 @@ static const char *const families[] = {
 	"kprobe.function(\"name\")[.return]",
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
 	"module(\"m\").statement(\"name@file:line\")",
+	"kernel.statement(\"name@file:line\")",
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
 static const char *const later_families[] = { "process", "syscall", "vfs", "kernel.trace",
-					      "kernel.statement", "perf", "procfs", "netfilter",
+					      "perf", "procfs", "netfilter",
 					      "tp_syscall", "scheduler", "ioblock", "signal",
 					      "kprobe.module", "kernel.data", "java", "python2",
 					      "python3", "timer.profile" };
@@ -671,6 +672,68 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 	return true;
 }
 
+/* kernel.statement("f@file:LINE"): through the kernel's DWARF only. */
+static void kernel_statement_point(struct pp_ctx *c)
+{
+	const struct comp *sc = &c->comps[1];
+	if (c->n != 2 || !sc->arg || sc->arg->kind != N_STR) {
+		unknown_shape(c);
+		return;
+	}
+	char *func, *file;
+	struct dw_query q = { 0 };
+	if (!split_function_spec(sc->arg->str, &func, &file, &q.line) || !file || !q.line) {
+		diag_error(sc->arg->loc, D_BAD_PROBE_ARG,
+			   "a statement probe needs a function, a file and a line: "
+			   "statement(\"%s@FILE:LINE\")",
+			   func ? func : "NAME");
+		free(func);
+		free(file);
+		return;
+	}
+	q.function = func;
+	q.file = file;
+	struct dw *d = debuginfo(c->s);
+	if (!debugfind(c->s->debug_ix, "kernel")) {
+		if (!c->pt->optional) {
+			diag_error(sc->arg->loc, D_NO_DEBUGINFO,
+				   "a statement probe needs the kernel's debug information, which is "
+				   "not installed (BTF has no lines)");
+			diag_hint("install linux-image-%s-dbg", c->s->release);
+		}
+		free(func);
+		free(file);
+		return;
+	}
+	struct ptrvec sites = { 0 };
+	size_t left_out = 0, placed = 0;
+	char *why = NULL;
+	if (dw_statements(d, "kernel", NULL, &q, &sites, &left_out, &why) < 0)
+		diag_error(sc->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
+			   why ? why : "not found");
+	for (size_t i = 0; i < sites.n; i++) {
+		struct probe_site *site = sites.v[i];
+		const struct kfunc *f = kernel_function(c->s->kernel, site->function);
+		if (!f || refusal(c, f))
+			continue;
+		if (f->copies != 1) {
+			free(site->anchor);
+			site->anchor = xstrdup("_text");
+			site->anchor_offset = (int64_t)site->text_offset;
+		}
+		add_site_probe(c, PK_KPROBE, site);
+		placed++;
+	}
+	if (!placed && !why && !c->pt->optional)
+		diag_error(sc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+			   "no statement of a function matching '%s' begins at %s:%d in kernel %s", func,
+			   file, q.line, c->s->release);
+	free(why);
+	pv_free(&sites);
+	free(func);
+	free(file);
+}
+
 static void kernel_function_point(struct pp_ctx *c)
 {
 	const struct comp *fn = &c->comps[1];
@@ -1063,6 +1126,8 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		timer(&c);
 	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
 		kernel_function_point(&c);
+	else if (comp_is(&c, 0, "kernel") && comp_is(&c, 1, "statement"))
+		kernel_statement_point(&c);
 	else if (comp_is(&c, 0, "module") && (comp_is(&c, 1, "function") || comp_is(&c, 1, "statement")))
 		module_function_point(&c);
 	else if (!pt->optional)
