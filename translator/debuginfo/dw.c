@@ -1757,6 +1757,51 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 	return found;
 }
 
+void dw_statement_lines_near(struct dw *d, const char *module, const char *module_file,
+			     const struct dw_query *q, int *below, int *above)
+{
+	char *why = NULL;
+	*below = *above = 0;
+	struct dw_obj *o = usable_obj(d, module, module_file, true, &why);
+	free(why);
+	if (!o)
+		return;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) &&
+		    (!o->is_kernel || file_matches(q->file, unit_file(&cu))) &&
+		    dwarf_getsrclines(&cu, &lines, &nlines) == 0) {
+			for (size_t i = 0; i < nlines; i++) {
+				Dwarf_Line *ln = dwarf_onesrcline(lines, i);
+				int lineno;
+				bool stmt;
+				Dwarf_Addr pc;
+				Dwarf_Die func;
+				Dwarf_Attribute na;
+				const char *name;
+				if (dwarf_lineno(ln, &lineno) != 0 || lineno == q->line ||
+				    (lineno < q->line ? lineno <= *below : *above && lineno >= *above) ||
+				    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
+				    dwarf_lineaddr(ln, &pc) != 0 ||
+				    !file_matches(q->file, dwarf_linesrc(ln, NULL, NULL)) ||
+				    !function_at(&cu, pc, &func) ||
+				    !(name = dwarf_formstring(dwarf_attr_integrate(&func, DW_AT_name, &na))) ||
+				    fnmatch(q->function, name, 0) != 0)
+					continue;
+				if (lineno < q->line)
+					*below = lineno;
+				else
+					*above = lineno;
+			}
+		}
+		off = next;
+	}
+}
+
 void dw_end(struct dw *d)
 {
 	for (size_t i = 0; i < d->objs.n; i++) {

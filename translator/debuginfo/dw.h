@@ -44,6 +44,10 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why);
 /* Close the files (the sites and types made stay). */
 void dw_end(struct dw *d);
+/* For a statement probe that matched nothing: the nearest lines before and
+ * after q->line where a statement of a matching function begins (0: none). */
+void dw_statement_lines_near(struct dw *d, const char *module, const char *module_file,
+			     const struct dw_query *q, int *below, int *above);
 /* The global or static variable name of module, in a unit whose file
  * matches file (NULL: any, and then it must be the only one), or in the
  * unit of the DIE at in_unit_of (a probe site's src_key) when not 0.

@@ -672,6 +672,18 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 	return true;
 }
 
+/* Where statements of the function do begin, near the line asked for. */
+static void statement_hint(struct dw *d, const char *module, const char *module_file,
+			   const struct dw_query *q)
+{
+	int below, above;
+	dw_statement_lines_near(d, module, module_file, q, &below, &above);
+	if (below && above)
+		diag_hint("the nearest lines where one begins: %d and %d", below, above);
+	else if (below || above)
+		diag_hint("the nearest line where one begins: %d", below ? below : above);
+}
+
 /* kernel.statement("f@file:LINE"): through the kernel's DWARF only. */
 static void kernel_statement_point(struct pp_ctx *c)
 {
@@ -724,10 +736,12 @@ static void kernel_statement_point(struct pp_ctx *c)
 		add_site_probe(c, PK_KPROBE, site);
 		placed++;
 	}
-	if (!placed && !why && !c->pt->optional)
+	if (!placed && !why && !c->pt->optional) {
 		diag_error(sc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no statement of a function matching '%s' begins at %s:%d in kernel %s", func,
 			   file, q.line, c->s->release);
+		statement_hint(d, "kernel", NULL, &q);
+	}
 	free(why);
 	pv_free(&sites);
 	free(func);
@@ -1064,7 +1078,13 @@ static void module_function_point(struct pp_ctx *c)
 	}
 	if (sites.n == 0 && !(broken && modules.n == 1) && !too_many && modules.n &&
 	    !c->pt->optional) {
-		if (modules.n == 1 && !left_out) {
+		if (modules.n == 1 && !left_out && statement) {
+			diag_error(fc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "no statement of a function matching '%s' begins at %s:%d in module "
+				   "'%s'",
+				   func, file, q.line, (char *)modules.v[0]);
+			statement_hint(d, modules.v[0], module_file, &q);
+		} else if (modules.n == 1 && !left_out) {
 			diag_error(fc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 				   "module '%s' has no function matching '%s'", (char *)modules.v[0],
 				   fc->arg->str);
