@@ -420,7 +420,8 @@ static size_t add_every_copy(struct pp_ctx *c, enum probe_kind kind, const struc
 {
 	size_t placed = 0;
 	for (unsigned k = 0; k < f->copies; k++) {
-		if (f->whys[k] != KF_OK || refusal(c, f))
+		/* Each copy's own why: refusal() judges the first copy only. */
+		if (f->whys[k] != KF_OK || (!c->s->guru && runtime_calls(c, f->name)))
 			continue;
 		struct probe *p = add_probe(c, kind, f->name, 0);
 		free(p->pp_text);
