@@ -21,9 +21,6 @@
 #include "sema/probes.h"
 #include "sema/sema.h"
 
-/* Wildcards could name thousands of functions, each a kprobe: at most
- * -D MAXWILDCARD (1000) for one probe point. */
-#define MAX_WILDCARD_MATCHES ((size_t)c->s->limits[LIMIT_MAXWILDCARD])
 
 /* The probe point shapes Tapline knows, for "did you mean". */
 static const char *const known_shapes[] = {
@@ -205,6 +202,25 @@ static void unknown_shape(struct pp_ctx *c)
 		sb_free(&b);
 	}
 	free(shape);
+}
+
+/*
+ * Wildcards could name thousands of functions, each a kprobe: at most
+ * -D MAXWILDCARD (1000) for one probe point. True (after the error) when
+ * n matches, of what names them, are more.
+ */
+static bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, size_t n,
+			     const char *noun)
+{
+	size_t limit = (size_t)c->s->limits[LIMIT_MAXWILDCARD];
+	if (n <= limit || c->s->list)
+		return false;
+	diag_error(loc, D_BAD_PROBE_ARG,
+		   "%s matches %zu %s; Tapline places at most %zu probes for one wildcard "
+		   "(-D MAXWILDCARD)",
+		   what, n, noun, limit);
+	diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", n);
+	return true;
 }
 
 static void begin_end(struct pp_ctx *c, enum probe_kind kind)
@@ -480,14 +496,11 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 			diag_hint("run with -v to see why each was left out");
 		return;
 	}
-	if (placed > MAX_WILDCARD_MATCHES) {
-		diag_error(loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
-			   "wildcard (-D MAXWILDCARD)",
-			   pattern, placed, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", placed);
+	char *what = xasprintf("'%s'", pattern);
+	bool too_many = too_many_matches(c, loc, what, placed, "functions");
+	free(what);
+	if (too_many)
 		return;
-	}
 	for (size_t i = 0; i < k->nfuncs; i++) {
 		const struct kfunc *f = &k->funcs[i];
 		if (fnmatch(pattern, f->name, 0))
@@ -505,12 +518,6 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 static struct dw *debuginfo(struct session *s);
 static bool split_function_spec(const char *spec, char **func, char **file, int *line);
 
-/*
- * kernel.function("f[@file[:line]]") through the kernel's DWARF, when a
- * debug file for it exists (Debian's linux-image-R-dbg): each match is
- * checked like any kernel function, and placed by its name when that is
- * unique, else by _text and its offset. False when there is no DWARF.
- */
 static void find_return(struct node *n, void *found)
 {
 	if (n->kind == N_TARGET && n->name && !strcmp(n->name, "return"))
@@ -534,6 +541,33 @@ static bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wil
 	return uses;
 }
 
+/*
+ * A probe on a site in the kernel's DWARF, if the kernel would take one on
+ * its function: placed by the function's name when unique, else by _text
+ * and the site's offset; a function entry may go through ftrace.
+ */
+static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
+{
+	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
+	if (!f || refusal(c, f))
+		return false;
+	if (f->copies != 1) {
+		free(site->anchor);
+		site->anchor = xstrdup("_text");
+		site->anchor_offset = (int64_t)site->text_offset;
+	}
+	struct probe *p = add_site_probe(c, kind, site);
+	if (f->copies == 1 && !site->is_statement)
+		set_entry_offset(c, p, f);
+	return true;
+}
+
+/*
+ * kernel.function("f[@file[:line]]") through the kernel's DWARF, when a
+ * debug file for it exists (Debian's linux-image-R-dbg): each match is
+ * checked like any kernel function, and placed by its name when that is
+ * unique, else by _text and its offset. False when there is no DWARF.
+ */
 static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_kind kind,
 			       struct loc loc)
 {
@@ -572,29 +606,16 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	size_t placed = 0;
 	for (size_t i = 0; i < sites.n; i++) {
 		struct probe_site *site = sites.v[i];
-		const struct kfunc *f = kernel_function(c->s->kernel, site->function);
-		if (!f || refusal(c, f) ||
-		    returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, site))
-			continue;
-		if (f->copies != 1) {
-			free(site->anchor);
-			site->anchor = xstrdup("_text");
-			site->anchor_offset = (int64_t)site->text_offset;
-		}
-		struct probe *p = add_site_probe(c, kind, site);
-		if (f->copies == 1 && !p->needs_regs)
-			set_entry_offset(c, p, f);
-		placed++;
+		if (!returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, site) &&
+		    add_kernel_site(c, kind, site))
+			placed++;
 	}
-	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
-		diag_error(loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
-			   "wildcard (-D MAXWILDCARD)", spec, sites.n, MAX_WILDCARD_MATCHES);
-	} else if (!placed && !c->pt->optional) {
+	char *what = xasprintf("'%s'", spec);
+	if (!too_many_matches(c, loc, what, sites.n, "functions") && !placed && !c->pt->optional)
 		diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no function of kernel %s that can be probed matches '%s' in its debug "
 			   "information", c->s->release, spec);
-	}
+	free(what);
 	pv_free(&sites);
 	free(func);
 	free(file);
@@ -659,16 +680,11 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 		pv_free(&sites);
 		return false;
 	}
-	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
-		diag_error(loc, D_BAD_PROBE_ARG,
-			   "'%s' matches %zu functions; Tapline places at most %zu probes for one "
-			   "wildcard (-D MAXWILDCARD)",
-			   spec, sites.n, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", sites.n);
-	} else {
+	char *what = xasprintf("'%s'", spec);
+	if (!too_many_matches(c, loc, what, sites.n, "functions"))
 		for (size_t i = 0; i < sites.n; i++)
 			add_site_probe(c, kind, sites.v[i])->from_wildcard = wild;
-	}
+	free(what);
 	pv_free(&sites);
 	return true;
 }
@@ -724,19 +740,8 @@ static void kernel_statement_point(struct pp_ctx *c)
 	if (dw_statements(d, "kernel", NULL, &q, &sites, &left_out, &why) < 0)
 		diag_error(sc->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
 			   why ? why : "not found");
-	for (size_t i = 0; i < sites.n; i++) {
-		struct probe_site *site = sites.v[i];
-		const struct kfunc *f = kernel_function(c->s->kernel, site->function);
-		if (!f || refusal(c, f))
-			continue;
-		if (f->copies != 1) {
-			free(site->anchor);
-			site->anchor = xstrdup("_text");
-			site->anchor_offset = (int64_t)site->text_offset;
-		}
-		add_site_probe(c, PK_KPROBE, site);
-		placed++;
-	}
+	for (size_t i = 0; i < sites.n; i++)
+		placed += add_kernel_site(c, PK_KPROBE, sites.v[i]);
 	if (!placed && !why && !c->pt->optional) {
 		diag_error(sc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no statement of a function matching '%s' begins at %s:%d in kernel %s", func,
@@ -1060,15 +1065,12 @@ static void module_function_point(struct pp_ctx *c)
 		diag_note(mc->arg->loc, "looked in: %s", b.s);
 		sb_free(&b);
 	}
-	if (sites.n > MAX_WILDCARD_MATCHES && !c->s->list) {
-		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
-			   "'%s' in '%s' matches %zu places; Tapline places at most %zu probes for one "
-			   "wildcard (-D MAXWILDCARD)",
-			   fc->arg->str, mc->arg->str, sites.n, MAX_WILDCARD_MATCHES);
-		diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", sites.n);
+	char *what = xasprintf("'%s' in '%s'", fc->arg->str, mc->arg->str);
+	if (too_many_matches(c, fc->arg->loc, what, sites.n, "places")) {
 		sites.n = 0;
 		too_many = broken = true;
 	}
+	free(what);
 	for (size_t i = 0; i < sites.n; i++)
 		add_site_probe(c, kind, sites.v[i]);
 	if (c->s->verbose && left_out) {
