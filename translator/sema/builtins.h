@@ -55,7 +55,8 @@
 	X(B_KERNEL_CHAR, "kernel_char", "l:l", false)                                       \
 	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false)                                 \
 	/* arguments by position at a function's entry, and its return value: no        \
-	 * debug information needed (the x86-64 calling convention) */                    \
+	 * debug information needed (the x86-64 calling convention); kept together,      \
+	 * int_arg first and returnval last: elaborate.c takes them as a range */          \
 	X(B_INT_ARG, "int_arg", "l:l", true)                                                \
 	X(B_UINT_ARG, "uint_arg", "l:l", true)                                              \
 	X(B_S32_ARG, "s32_arg", "l:l", true)                                                \

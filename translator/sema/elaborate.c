@@ -10,6 +10,7 @@
 
 #include "debuginfo/kernel.h"
 #include "front/diag.h"
+#include "sema/builtins.h"
 #include "sema/sema.h"
 
 /*
@@ -35,17 +36,13 @@ bool sema_uses_targets(struct node *n)
 	return found;
 }
 
-/* The built-ins that read the hit's registers (positional arguments). */
+/* The built-ins that read the hit's registers: the positional ones,
+ * int_arg() to returnval() in builtins.h. */
 static void find_register_read(struct node *n, void *found)
 {
-	static const char *const names[] = { "int_arg", "uint_arg", "s32_arg", "u32_arg",
-					     "long_arg", "ulong_arg", "longlong_arg",
-					     "ulonglong_arg", "s64_arg", "u64_arg", "pointer_arg",
-					     "returnval" };
-	if (n->kind == N_CALL && n->name)
-		for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-			if (!strcmp(n->name, names[i]))
-				*(bool *)found = true;
+	const struct builtin *b = n->kind == N_CALL && n->name ? builtin_find(n->name) : NULL;
+	if (b && b->id >= B_INT_ARG && b->id <= B_RETURNVAL)
+		*(bool *)found = true;
 	ast_for_children(n, find_register_read, found);
 }
 

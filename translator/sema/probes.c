@@ -417,12 +417,21 @@ static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, 
  */
 static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfunc *f)
 {
-	const struct kfunc *ref = kernel_function(c->s->kernel, "_printk");
-	if (p->kind != PK_KPROBE || p->needs_regs || f->copies != 1 || !f->offset || !ref || !ref->offset ||
-	    ref->copies != 1)
+	if (p->kind != PK_KPROBE || p->needs_regs || f->copies != 1 || !f->offset ||
+	    !sema_find_text(c->s))
 		return;
 	p->text_offset = f->offset;
-	c->s->prog.printk_offset = ref->offset;
+}
+
+bool sema_find_text(struct session *s)
+{
+	if (s->prog.printk_offset)
+		return true;
+	const struct kfunc *ref = s->kernel ? kernel_function(s->kernel, "_printk") : NULL;
+	if (!ref || !ref->offset || ref->copies != 1)
+		return false;
+	s->prog.printk_offset = ref->offset;
+	return true;
 }
 
 /*

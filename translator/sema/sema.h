@@ -39,6 +39,9 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 
 /* The session's debug information, opened on first use (probes.c). */
 struct dw *sema_debuginfo(struct session *s);
+/* Let the runtime find the kernel's _text (from _printk's offset, which
+ * this records in the program); false if the kernel's symbols do not say. */
+bool sema_find_text(struct session *s);
 /* The target kernel's BTF, opened on first use; NULL if it has none. */
 struct btf_source *sema_kernel_btf(struct session *s);
 

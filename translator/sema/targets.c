@@ -15,7 +15,6 @@
 
 #include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
-#include "debuginfo/kernel.h"
 #include "front/diag.h"
 #include "sema/sema.h"
 
@@ -280,15 +279,9 @@ static struct target_access *plan_static(struct resolver *r, const struct tvar *
 		err(r, "'%s' cannot be read: %s", a->text, v->loc.why ? v->loc.why : "it has no location");
 		return NULL;
 	}
-	/* The runtime finds the kernel's _text through _printk's address. */
-	if (v->loc.stat && !strcmp(v->loc.stat->object, "kernel") && !r->s->prog.printk_offset) {
-		const struct kfunc *ref = r->s->kernel ? kernel_function(r->s->kernel, "_printk") : NULL;
-		if (!ref || !ref->offset || ref->copies != 1) {
-			err(r, "'%s' cannot be read: the kernel's symbol addresses are not known here",
-			    a->text);
-			return NULL;
-		}
-		r->s->prog.printk_offset = ref->offset;
+	if (v->loc.stat && !strcmp(v->loc.stat->object, "kernel") && !sema_find_text(r->s)) {
+		err(r, "'%s' cannot be read: the kernel's symbol addresses are not known here", a->text);
+		return NULL;
 	}
 	a->loc = &v->loc;
 	a->base_type = ctype_complete(v->type);
@@ -541,28 +534,26 @@ struct target_access *target_resolve_atvar(struct session *s, struct handler *h,
 		    n->str);
 		goto fail;
 	}
-	if (!file && site && !strcmp(module, site->object)) {
+	bool in_site = !file && site && !strcmp(module, site->object);
+	/* A parameter or local: as $name (in a .return, its value at entry). */
+	if (in_site && site_var(site, name)) {
 		struct node *as_target = ast_new(N_TARGET, n->loc);
 		as_target->name = name;
 		as_target->list = n->list;
 		as_target->pretty = n->pretty;
 		as_target->addr_of = n->addr_of;
-		if (site_var(site, name) || unit_global(&r, name)) {
-			struct target_access *ta = target_resolve(s, h, as_target, false, quiet);
-			if (ta) {
-				free(ta->text);
-				ta->text = a->text;
-			}
-			free(a);
-			free(module);
-			return ta;
+		struct target_access *ta = target_resolve(s, h, as_target, false, quiet);
+		if (ta) {
+			free(ta->text);
+			ta->text = a->text;
 		}
+		free(a);
+		free(module);
+		return ta;
 	}
+	/* Else a global: of the probed function's unit, or of the file named. */
 	v = dw_global(sema_debuginfo(s), module, name, file,
-		      !file && site && !strcmp(module, site->object) && site->source &&
-				      !strcmp(site->source, "DWARF")
-			      ? site->src_key
-			      : 0,
+		      in_site && site->source && !strcmp(site->source, "DWARF") ? site->src_key : 0,
 		      &why);
 	if (!v) {
 		err(&r, "@var(\"%s\"): %s", n->str, why ? why : "not found");
@@ -578,10 +569,12 @@ struct target_access *target_resolve_atvar(struct session *s, struct handler *h,
 			     name, n->rhs ? ", \"" : "", n->rhs ? n->rhs->str : "", n->rhs ? "\"" : "");
 		goto fail;
 	}
+	free(name);
 	free(why);
 	free(module);
 	return plan_static(&r, v, a);
 fail:
+	free(name);
 	free(why);
 	free(module);
 	free(a->text);
