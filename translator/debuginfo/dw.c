@@ -1665,141 +1665,158 @@ static const char *unit_file(Dwarf_Die *cu)
 	return dwarf_formstring(dwarf_attr(cu, DW_AT_name, &a));
 }
 
+/* A line where a statement begins, in a function the query matches. */
+struct stmt_line {
+	Dwarf_Die func;
+	const char *name, *file;
+	int lineno;
+	Dwarf_Addr pc;
+};
+
+/*
+ * Each line where a statement begins, in a file matching q->file and a
+ * function matching q->function, for which want(lineno) holds (asked
+ * first: finding the function is the costly part). Of the kernel's 2800
+ * units only those of the file are read (decoding every line table would
+ * take seconds and gigabytes).
+ */
+static void each_statement_line(struct dw_obj *o, const struct dw_query *q,
+				bool (*want)(int lineno, void *ctx),
+				void (*fn)(struct stmt_line *l, void *ctx), void *ctx)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	for (; dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (!dwarf_offdie(o->dbg, off + hsize, &cu) ||
+		    (o->is_kernel && !file_matches(q->file, unit_file(&cu))) ||
+		    dwarf_getsrclines(&cu, &lines, &nlines) != 0)
+			continue;
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Line *ln = dwarf_onesrcline(lines, i);
+			struct stmt_line l;
+			bool stmt;
+			Dwarf_Attribute na;
+			if (dwarf_lineno(ln, &l.lineno) != 0 || !want(l.lineno, ctx) ||
+			    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
+			    dwarf_lineaddr(ln, &l.pc) != 0 ||
+			    !file_matches(q->file, l.file = dwarf_linesrc(ln, NULL, NULL)) ||
+			    !function_at(&cu, l.pc, &l.func) ||
+			    !(l.name = dwarf_formstring(dwarf_attr_integrate(&l.func, DW_AT_name, &na))) ||
+			    fnmatch(q->function, l.name, 0) != 0)
+				continue;
+			fn(&l, ctx);
+		}
+	}
+}
+
+struct stmt_walk {
+	struct dw_obj *o;
+	const struct dw_query *q;
+	struct ptrvec *sites;
+	size_t *left_out;
+	int found;
+	struct ptrvec done; /* functions placed (DIE offsets) */
+};
+
+static bool is_the_line(int lineno, void *ctx)
+{
+	return lineno == ((struct stmt_walk *)ctx)->q->line;
+}
+
+/* A line may be split into several blocks of code: the probe goes at the
+ * first address of each function's first block. */
+static void add_statement_site(struct stmt_line *l, void *ctx)
+{
+	struct stmt_walk *w = ctx;
+	struct dw_obj *o = w->o;
+	Dwarf_Off key = dwarf_dieoffset(&l->func);
+	for (size_t k = 0; k < w->done.n; k++)
+		if ((uintptr_t)w->done.v[k] == (uintptr_t)key)
+			return;
+	pv_push(&w->done, (void *)(uintptr_t)key);
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	Dwarf_Addr entry;
+	if (o->is_kernel) {
+		/* The function by name plus the offset, or _text + offset. */
+		if (!function_entry(&l->func, &entry) || l->pc < entry) {
+			(*w->left_out)++;
+			free(s);
+			return;
+		}
+		s->anchor = xstrdup(l->name);
+		s->anchor_offset = (int64_t)(l->pc - entry);
+		s->text_offset = l->pc + o->bias - o->text_addr;
+	} else {
+		uint64_t a;
+		const char *secname = dwarf_to_section(o, l->pc, &a);
+		if (!secname || !strncmp(secname, ".init", 5) || !anchor_for(o, l->name, secname, a, s)) {
+			(*w->left_out)++;
+			free(s);
+			return;
+		}
+	}
+	s->object = xstrdup(o->name);
+	s->object_file = xstrdup(o->file);
+	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	s->function = xstrdup(l->name);
+	s->decl_file = xstrdup(l->file);
+	s->decl_line = l->lineno;
+	s->is_statement = true;
+	s->source = "DWARF";
+	s->load_vars = load_vars;
+	s->src_ctx = o;
+	s->src_key = key;
+	s->src_pc = l->pc;
+	pv_push(w->sites, s);
+	w->found++;
+}
+
 int dw_statements(struct dw *d, const char *module, const char *module_file,
 		  const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
 	struct dw_obj *o = usable_obj(d, module, module_file, true, why);
 	if (!o)
 		return -1;
-	int found = 0;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Lines *lines;
-		size_t nlines;
-		/* The kernel's 2800 units: only those of the file (decoding every
-		 * line table would take seconds and gigabytes). */
-		if (!dwarf_offdie(o->dbg, off + hsize, &cu) ||
-		    (o->is_kernel && !file_matches(q->file, unit_file(&cu))) ||
-		    dwarf_getsrclines(&cu, &lines, &nlines) != 0) {
-			off = next;
-			continue;
-		}
-		/* A line may be split into several blocks of code: the probe
-		 * goes at the first address of each function's first block. */
-		struct ptrvec done = { 0 };
-		for (size_t i = 0; i < nlines; i++) {
-			Dwarf_Line *ln = dwarf_onesrcline(lines, i);
-			int lineno;
-			bool stmt;
-			Dwarf_Addr pc;
-			if (dwarf_lineno(ln, &lineno) != 0 || lineno != q->line ||
-			    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
-			    dwarf_lineaddr(ln, &pc) != 0)
-				continue;
-			const char *file = dwarf_linesrc(ln, NULL, NULL);
-			if (!file_matches(q->file, file))
-				continue;
-			Dwarf_Die func;
-			if (!function_at(&cu, pc, &func))
-				continue;
-			Dwarf_Attribute na;
-			const char *name = dwarf_formstring(dwarf_attr_integrate(&func, DW_AT_name, &na));
-			if (!name || fnmatch(q->function, name, 0) != 0)
-				continue;
-			bool seen = false;
-			for (size_t k = 0; k < done.n && !seen; k++)
-				seen = (uintptr_t)done.v[k] == (uintptr_t)dwarf_dieoffset(&func);
-			if (seen)
-				continue;
-			pv_push(&done, (void *)(uintptr_t)dwarf_dieoffset(&func));
-			uint64_t a;
-			struct probe_site *s = xcalloc(1, sizeof *s);
-			Dwarf_Addr entry;
-			if (o->is_kernel) {
-				/* The function by name plus the offset, or _text + offset. */
-				if (!function_entry(&func, &entry) || pc < entry) {
-					(*left_out)++;
-					free(s);
-					continue;
-				}
-				s->anchor = xstrdup(name);
-				s->anchor_offset = (int64_t)(pc - entry);
-				s->text_offset = pc + o->bias - o->text_addr;
-			} else {
-				const char *secname = dwarf_to_section(o, pc, &a);
-				if (!secname || !strncmp(secname, ".init", 5) ||
-				    !anchor_for(o, name, secname, a, s)) {
-					(*left_out)++;
-					free(s);
-					continue;
-				}
-			}
-			s->object = xstrdup(o->name);
-			s->object_file = xstrdup(o->file);
-			s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
-			s->function = xstrdup(name);
-			s->decl_file = xstrdup(file);
-			s->decl_line = lineno;
-			s->is_statement = true;
-			s->source = "DWARF";
-			s->load_vars = load_vars;
-			s->src_ctx = o;
-			s->src_key = dwarf_dieoffset(&func);
-			s->src_pc = pc;
-			pv_push(sites, s);
-			found++;
-		}
-		pv_free(&done);
-		off = next;
-	}
-	return found;
+	struct stmt_walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
+	each_statement_line(o, q, is_the_line, add_statement_site, &w);
+	pv_free(&w.done);
+	return w.found;
+}
+
+struct near_lines {
+	int line, below, above;
+};
+
+/* A line nearer than the nearest so far, on its side of the one asked for. */
+static bool is_nearer(int lineno, void *ctx)
+{
+	const struct near_lines *n = ctx;
+	return lineno < n->line ? lineno > n->below : lineno > n->line && (!n->above || lineno < n->above);
+}
+
+static void note_near(struct stmt_line *l, void *ctx)
+{
+	struct near_lines *n = ctx;
+	if (l->lineno < n->line)
+		n->below = l->lineno;
+	else
+		n->above = l->lineno;
 }
 
 void dw_statement_lines_near(struct dw *d, const char *module, const char *module_file,
 			     const struct dw_query *q, int *below, int *above)
 {
 	char *why = NULL;
-	*below = *above = 0;
+	struct near_lines n = { q->line, 0, 0 };
 	struct dw_obj *o = usable_obj(d, module, module_file, true, &why);
 	free(why);
-	if (!o)
-		return;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Lines *lines;
-		size_t nlines;
-		if (dwarf_offdie(o->dbg, off + hsize, &cu) &&
-		    (!o->is_kernel || file_matches(q->file, unit_file(&cu))) &&
-		    dwarf_getsrclines(&cu, &lines, &nlines) == 0) {
-			for (size_t i = 0; i < nlines; i++) {
-				Dwarf_Line *ln = dwarf_onesrcline(lines, i);
-				int lineno;
-				bool stmt;
-				Dwarf_Addr pc;
-				Dwarf_Die func;
-				Dwarf_Attribute na;
-				const char *name;
-				if (dwarf_lineno(ln, &lineno) != 0 || lineno == q->line ||
-				    (lineno < q->line ? lineno <= *below : *above && lineno >= *above) ||
-				    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
-				    dwarf_lineaddr(ln, &pc) != 0 ||
-				    !file_matches(q->file, dwarf_linesrc(ln, NULL, NULL)) ||
-				    !function_at(&cu, pc, &func) ||
-				    !(name = dwarf_formstring(dwarf_attr_integrate(&func, DW_AT_name, &na))) ||
-				    fnmatch(q->function, name, 0) != 0)
-					continue;
-				if (lineno < q->line)
-					*below = lineno;
-				else
-					*above = lineno;
-			}
-		}
-		off = next;
-	}
+	if (o)
+		each_statement_line(o, q, is_nearer, note_near, &n);
+	*below = n.below;
+	*above = n.above;
 }
 
 void dw_end(struct dw *d)
