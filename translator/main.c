@@ -192,12 +192,13 @@ int main(int argc, char **argv)
 			 s->prog.probes.n, s->prog.functions.n, s->prog.globals.n, s->release);
 	pass_end(pc, 2, what);
 	free(what);
-	if (s->list) {
-		sema_list(s, stdout);
-		return 0;
-	}
-	if (s->last_pass == 2) {
-		sema_print(s, stdout);
+	if (s->list || s->last_pass == 2) {
+		if (s->probe_cache && probe_cache_save(s))
+			return 1;
+		if (s->list)
+			sema_list(s, stdout);
+		else
+			sema_print(s, stdout);
 		return 0;
 	}
 
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
 	if (!s->module_name)
 		s->module_name = options_default_module_name(s, user->text, user->len);
 	char *c_text = cg_translate(s);
-	if (diag_errors())
+	if (diag_errors() || (s->probe_cache && probe_cache_save(s)))
 		return 1;
 	s->tmpdir = make_temp_dir("tapline");
 	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);

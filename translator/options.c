@@ -64,6 +64,10 @@ static void usage(FILE *f)
 		"                its DWARF is installed (without DWARF, BTF is used anyway)\n"
 		"  --symtab      symbol tables only: no DWARF, no BTF; arguments by position\n"
 		"                (int_arg(N), pointer_arg(N), ...) and returnval()\n"
+		"  --probe-cache[=DIR]  keep the probe sites resolved through debug information\n"
+		"                under DIR (default ~/.cache/tapline/probes), one directory per\n"
+		"                build-id, and use them: the same probes read by the same\n"
+		"                expressions then need no debug information\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -132,7 +136,8 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB };
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
+	       OPT_PROBE_CACHE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -142,6 +147,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
 		{ "btf", no_argument, NULL, OPT_BTF },
 		{ "symtab", no_argument, NULL, OPT_SYMTAB },
+		{ "probe-cache", optional_argument, NULL, OPT_PROBE_CACHE },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -240,6 +246,11 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_SYMTAB:
 			s->force_symtab = true;
+			break;
+		case OPT_PROBE_CACHE:
+			if (optarg && !mkdir_p(optarg, 0755))
+				fatal("--probe-cache=%s: cannot create it: %m", optarg);
+			s->probe_cache = optarg ? xstrdup(optarg) : cache_dir("probes");
 			break;
 		case 'h':
 			usage(stdout);

@@ -194,6 +194,8 @@ struct session {
 	const char *debug_archive;   /* --debug-archive */
 	bool force_btf;              /* --btf */
 	bool force_symtab;           /* --symtab */
+	char *probe_cache;           /* --probe-cache: its directory; NULL: none */
+	struct ptrvec probe_cache_pending; /* pass 2: entries to save (probecache.c) */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */
 };

@@ -127,9 +127,11 @@ int build_module(struct session *s)
 	/* kbuild's command already has -I for the stub's directory (api.h).
 	 * -g1 keeps line tables (crash dumps, #line) but drops variable
 	 * location tracking, which is more than half of gcc's time on long
-	 * generated bodies; the unwinder uses ORC from objtool, not DWARF. */
+	 * generated bodies; the unwinder uses ORC from objtool, not DWARF.
+	 * The temporary directory's name is left out of the line tables, so
+	 * that the same C builds the same module, byte for byte. */
 	char *cc0 = fill(st->cc, "@SRC@", src, "@OBJ@", obj);
-	char *cc = xasprintf("%s -g1", cc0);
+	char *cc = xasprintf("%s -g1 -ffile-prefix-map=%s/=", cc0, s->tmpdir);
 	free(cc0);
 	char *objtool = fill(st->objtool, "@OBJ@", obj, NULL, NULL);
 	char *inputs = xasprintf("%s %s %s", st->runtime_obj, obj, st->mod_obj);

@@ -358,10 +358,10 @@ void sema_list(const struct session *s, FILE *f)
 		lines[n++] = sb_detach(&b);
 	}
 	qsort(lines, n, sizeof *lines, str_cmp);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!i || strcmp(lines[i], lines[i - 1]))
 			fprintf(f, "%s\n", lines[i]);
+	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
-	}
 	free(lines);
 }

@@ -550,23 +550,73 @@ static bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wil
 	return uses;
 }
 
+enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
+
+/*
+ * The sites of a DWARF query on object (build_id: its file's, for the
+ * probe cache; NULL: not cached): from the cache when it has them, which
+ * then needs no debug information, else from dw.c. As dw_functions: how
+ * many, or -1 with *why (NULL when there is no DWARF at all).
+ */
+static int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
+		       const char *module_file, const char *build_id, const struct dw_query *q,
+		       struct ptrvec *sites, size_t *left_out, char **why)
+{
+	static const char *const names[] = { "functions", "statements", "inlines" };
+	struct probe_cache_ref ref;
+	size_t from = sites->n;
+	if (probe_cache_query(c->s, c->pt->handler(c->pt->arg, false), object, build_id, names[kind],
+			      q, &ref, sites))
+		return (int)(sites->n - from);
+	struct dw *d = debuginfo(c->s);
+	int r = -1;
+	if (strcmp(object, "kernel") || debugfind(c->s->debug_ix, "kernel"))
+		r = kind == Q_STATEMENTS ? dw_statements(d, object, module_file, q, sites, left_out, why)
+		    : kind == Q_INLINES  ? dw_inlines(d, object, module_file, q, sites, left_out, why)
+					 : dw_functions(d, object, module_file, q, sites, left_out, why);
+	if (r > 0)
+		probe_cache_remember(c->s, &ref, sites, from);
+	else
+		probe_cache_forget(&ref);
+	return r;
+}
+
+/* The build-id of module's file, installed or named by path, for the probe
+ * cache (NULL without one, or if unknown). */
+static char *module_build_id(struct pp_ctx *c, const char *module, const char *module_file)
+{
+	if (!c->s->probe_cache)
+		return NULL;
+	if (module_file)
+		return debugfind_build_id(module_file);
+	const char *ko = debugfind_installed(c->s->debug_ix, module);
+	if (ko)
+		return debugfind_build_id(ko);
+	const struct debug_file *f = debugfind(c->s->debug_ix, module);
+	return f && !f->member ? debugfind_build_id(f->path) : NULL;
+}
+
 /*
  * A probe on a site in the kernel's DWARF, if the kernel would take one on
- * its function: placed by the function's name when unique, else by _text
- * and the site's offset; a function entry may go through ftrace.
+ * its function: placed by the function's name when that names it, else by
+ * _text and the site's offset (a name several functions share, or a copy
+ * the compiler made, "f.part.0", which DWARF calls f); a function entry
+ * placed by name may go through ftrace.
  */
 static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
 {
 	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
 	if (!f || refusal(c, f))
 		return false;
-	if (f->copies != 1) {
+	uint64_t entry = site->text_offset - (uint64_t)site->anchor_offset;
+	bool by_name = f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
+	if (!by_name) {
 		free(site->anchor);
 		site->anchor = xstrdup("_text");
 		site->anchor_offset = (int64_t)site->text_offset;
 	}
 	struct probe *p = add_site_probe(c, kind, site);
-	if (f->copies == 1 && !site->is_statement)
+	if (by_name && !site->is_statement)
 		set_entry_offset(c, p, f);
 	return true;
 }
@@ -580,8 +630,8 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_kind kind,
 			       struct loc loc)
 {
-	struct dw *d = debuginfo(c->s);
-	if (!debugfind(c->s->debug_ix, "kernel"))
+	debuginfo(c->s);
+	if (!debugfind(c->s->debug_ix, "kernel") && !c->s->probe_cache)
 		return false;
 	char *func, *file;
 	struct dw_query q = { 0 };
@@ -596,10 +646,16 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	struct ptrvec sites = { 0 };
 	size_t left_out = 0;
 	char *why = NULL;
-	int r = dw_functions(d, "kernel", NULL, &q, &sites, &left_out, &why);
+	int r = query_sites(c, Q_FUNCTIONS, "kernel", NULL, c->s->kernel->build_id, &q, &sites,
+			    &left_out, &why);
+	if (r < 0 && !why) {
+		/* No DWARF (and nothing cached): BTF or the symbols answer. */
+		free(func);
+		free(file);
+		return false;
+	}
 	if (r < 0) {
-		diag_error(loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
-			   why ? why : "not found");
+		diag_error(loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s", why);
 		free(why);
 		free(func);
 		free(file);
@@ -732,7 +788,12 @@ static void kernel_statement_point(struct pp_ctx *c)
 	q.function = func;
 	q.file = file;
 	struct dw *d = debuginfo(c->s);
-	if (!debugfind(c->s->debug_ix, "kernel")) {
+	struct ptrvec sites = { 0 };
+	size_t left_out = 0, placed = 0;
+	char *why = NULL;
+	int r = query_sites(c, Q_STATEMENTS, "kernel", NULL, c->s->kernel->build_id, &q, &sites,
+			    &left_out, &why);
+	if (r < 0 && !why) {
 		if (!c->pt->optional) {
 			diag_error(sc->arg->loc, D_NO_DEBUGINFO,
 				   "a statement probe needs the kernel's debug information, which is "
@@ -743,10 +804,7 @@ static void kernel_statement_point(struct pp_ctx *c)
 		free(file);
 		return;
 	}
-	struct ptrvec sites = { 0 };
-	size_t left_out = 0, placed = 0;
-	char *why = NULL;
-	if (dw_statements(d, "kernel", NULL, &q, &sites, &left_out, &why) < 0)
+	if (r < 0)
 		diag_error(sc->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
 			   why ? why : "not found");
 	for (size_t i = 0; i < sites.n; i++)
@@ -1033,8 +1091,9 @@ static void module_function_point(struct pp_ctx *c)
 			if (!fnmatch(pattern, ix->by_name[i]->module, 0) &&
 			    strcmp(ix->by_name[i]->module, "kernel"))
 				pv_push(&modules, ix->by_name[i]->module);
-		/* None has debug information: the installed ones, through BTF. */
-		if (!modules.n && !statement && !inline_copies && !file)
+		/* None has debug information: the installed ones, through BTF or
+		 * the probe cache. */
+		if (!modules.n && ((!statement && !inline_copies && !file) || c->s->probe_cache))
 			debugfind_installed_matching(c->s->debug_ix, pattern, &modules);
 	} else {
 		pv_push(&modules, pattern);
@@ -1044,10 +1103,12 @@ static void module_function_point(struct pp_ctx *c)
 	bool broken = false, too_many = false;
 	for (size_t i = 0; i < modules.n; i++) {
 		char *why = NULL;
-		int r = c->s->force_symtab ? -1
-			: statement ? dw_statements(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
-			: inline_copies ? dw_inlines(d, modules.v[i], module_file, &q, &sites, &left_out, &why)
-					: dw_functions(d, modules.v[i], module_file, &q, &sites, &left_out, &why);
+		char *build_id = module_build_id(c, modules.v[i], module_file);
+		int r = c->s->force_symtab
+				? -1
+				: query_sites(c, statement ? Q_STATEMENTS : inline_copies ? Q_INLINES : Q_FUNCTIONS,
+					      modules.v[i], module_file, build_id, &q, &sites, &left_out, &why);
+		free(build_id);
 		/* No DWARF at all: BTF gives functions and parameters (not files, lines,
 		 * statements or inlined copies). */
 		char *btf_why = NULL;

@@ -23,6 +23,28 @@ struct point {
  * unless optional). */
 int probe_point_resolve(struct session *s, struct point *pt);
 
+/*
+ * probecache.c (stap --probe-cache). probe_cache_query looks up what a DWARF
+ * query (query: "functions", "statements", "inlines") found before for the
+ * object with this build-id, when handler h reads the same target
+ * expressions: on a hit it appends those sites and returns true. On a miss
+ * ref says what to save; after the query, probe_cache_remember keeps its
+ * sites (from index from) for probe_cache_save, or probe_cache_forget drops
+ * ref.
+ */
+struct probe_cache_ref {
+	char *build_id, *key, *what;
+	struct ptrvec names;
+	bool has_atvar, with_vars;
+};
+struct dw_query;
+bool probe_cache_query(struct session *s, struct handler *h, const char *object,
+		       const char *build_id, const char *query, const struct dw_query *q,
+		       struct probe_cache_ref *ref, struct ptrvec *sites);
+void probe_cache_remember(struct session *s, struct probe_cache_ref *ref, const struct ptrvec *sites,
+			  size_t from);
+void probe_cache_forget(struct probe_cache_ref *ref);
+
 /* runtime/kernel-calls.txt: the "hit" patterns. */
 struct ptrvec probes_runtime_calls(const char *runtime_dir);
 

@@ -67,6 +67,11 @@ struct target_access *target_resolve_atvar(struct session *s, struct handler *h,
  * into size bytes of the call's entry data: sets entry->access. */
 void target_save_at_entry(struct handler *h, struct node *entry, size_t size);
 
+/* --probe-cache: save the entries this translation resolved through DWARF
+ * (after codegen, which reads types too). Non-zero when a cache entry used
+ * had not saved a type the script reached. */
+int probe_cache_save(struct session *s);
+
 /* Print the resolved program (stap -p2). */
 void sema_print(const struct session *s, FILE *f);
 /* stap -l / -L: each concrete probe point once, sorted (with -L, its
