@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the readers BTF mode relies on: each input is a
- * module file whose .BTF sits on the kernel's (seeded with small stock
- * modules, then mutated), read as `stap -L 'module("m").function("*")'`
- * and $param->member would read it; or, when it starts with "HdrS!", a
- * kernel image to unpack. Nothing may crash or trip a sanitizer; errors
+ * libFuzzer target for the readers the modes without DWARF rely on: each
+ * input is a module file whose .BTF sits on the kernel's (seeded with small
+ * stock modules, then mutated), read as `stap -L 'module("m").function("*")'`
+ * and $param->member would read it; or, by its first five bytes, "HdrS!": a
+ * kernel image to unpack; "KSYM!": a vmlinux whose kallsyms tables to
+ * decode (seeded by `kallsyms-test --seed`); "SITE!": the body of a probe
+ * cache file (debuginfo/sitecache.c), given the header and checksum it
+ * needs to be parsed at all. Nothing may crash or trip a sanitizer; errors
  * are fine. The kernel's BTF comes from the translator's cache
  * (TAPLINE_FUZZ_KERNEL_BTF, else /sys/kernel/btf/vmlinux).
  */
@@ -15,6 +18,7 @@
 
 #include "debuginfo/btf.h"
 #include "debuginfo/kernel.h"
+#include "debuginfo/sitecache.h"
 #include "util.h"
 
 static char *dir, *file;
@@ -36,6 +40,35 @@ static void each(const char *name, void *names)
 	pv_push(names, (void *)name);
 }
 
+/* A probe cache file around body, read back and its types walked. */
+static void fuzz_site_file(const uint8_t *body, size_t n)
+{
+	static const char head[] = "tapline-sites 1 build-id \"00\" key \"k\"\n";
+	struct strbuf b;
+	sb_init(&b);
+	sb_add(&b, head, sizeof head - 1);
+	sb_add(&b, (const char *)body, n);
+	sb_printf(&b, "sum %016llx\n",
+		  (unsigned long long)hash_bytes(0xcbf29ce484222325ULL, b.s, b.len));
+	char *path = path_join(dir, "fuzz.sites");
+	if (write_file(path, b.s, b.len)) {
+		struct ptrvec sites = { 0 };
+		char *why = NULL;
+		if (sitecache_read(path, "00", "k", &sites, &why))
+			for (size_t i = 0; i < sites.n; i++) {
+				struct probe_site *s = sites.v[i];
+				for (size_t k = 0; k < s->nvars; k++)
+					walk_type(s->vars[k].type, 0);
+				walk_type(s->return_type, 0);
+			}
+		pv_free(&sites);
+		free(why);
+		sitecache_free_all();
+	}
+	free(path);
+	sb_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dir) {
@@ -52,6 +85,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 5 && !memcmp(data, "HdrS!", 5)) {
 		size_t len;
 		free(kimage_unpack(data + 5, size - 5, &len));
+		return 0;
+	}
+	if (size > 5 && !memcmp(data, "KSYM!", 5)) {
+		size_t n = 0;
+		char *why = NULL;
+		struct ksym *syms = kallsyms_decode((const char *)data + 5, size - 5, &n, &why);
+		if (syms)
+			symbols_free(syms, n);
+		free(why);
+		return 0;
+	}
+	if (size > 5 && !memcmp(data, "SITE!", 5)) {
+		fuzz_site_file(data + 5, size - 5);
 		return 0;
 	}
 	if (!write_file(file, data, size))

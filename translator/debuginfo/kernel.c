@@ -17,7 +17,7 @@
 #include "util.h"
 
 /* Bump when what the cache holds changes. */
-#define KERNEL_CACHE_FORMAT 4
+#define KERNEL_CACHE_FORMAT 5
 
 static const char *const why_texts[] = {
 #define X(id, text) [id] = text,
@@ -83,11 +83,28 @@ const struct kfunc *kernel_function(const struct kernel *k, const char *name)
 	return bsearch(name, k->funcs, k->nfuncs, sizeof(struct kfunc), cmp_key);
 }
 
-/* --- the cache: "NAME OFFSET WHY COPIES [OFFSET:WHY per copy]" per function --- */
+/*
+ * --- the cache ---
+ * What an image says is kept per build-id, in kernel/BUILD-ID/: "functions"
+ * ("NAME OFFSET WHY COPIES [OFFSET:WHY per copy]" per function), the raw
+ * "vmlinux.btf", and "complete" ("FORMAT BUILD-ID"), written last so that
+ * a partly written entry is never read. kernel/RELEASE/image says which
+ * build-id the image of that name held when it had this size and mtime, so
+ * that the image is unpacked once; the running kernel is found by its
+ * build-id alone, even once its image is gone.
+ */
 
-static bool write_cache(const struct kernel *k, const char *dir, const char *stamp,
-			const char *btf, size_t btf_size)
+static char *id_dir(const char *build_id)
 {
+	char *sub = xasprintf("kernel/%s", build_id);
+	char *dir = cache_dir(sub);
+	free(sub);
+	return dir;
+}
+
+static bool write_cache(const struct kernel *k, const char *btf, size_t btf_size)
+{
+	char *dir = id_dir(k->build_id);
 	struct strbuf b;
 	sb_init(&b);
 	sb_printf(&b, "%s\n%d\n%s\n", k->build_id, k->classified, k->funcs_from);
@@ -107,10 +124,12 @@ static bool write_cache(const struct kernel *k, const char *dir, const char *sta
 		ok = ok && write_file(p, btf, btf_size);
 		free(p);
 	}
-	/* The stamp goes last, so a partly written cache is stale. */
-	p = path_join(dir, "stamp");
-	ok = ok && write_file(p, stamp, strlen(stamp));
+	p = path_join(dir, "complete");
+	char *mark = xasprintf("%d %s\n", KERNEL_CACHE_FORMAT, k->build_id);
+	ok = ok && write_file(p, mark, strlen(mark));
+	free(mark);
 	free(p);
+	free(dir);
 	return ok;
 }
 
@@ -129,24 +148,30 @@ static char *next_line(char **p)
 	return line;
 }
 
-static bool read_cache(struct kernel *k, const char *dir, const char *stamp)
+/* What the cache holds for build_id; false if nothing (complete). */
+static bool read_cache(struct kernel *k, const char *build_id)
 {
-	char *p = path_join(dir, "stamp");
-	char *old = read_file(p, NULL);
-	free(p);
-	bool fresh = old && !strcmp(old, stamp);
-	free(old);
-	if (!fresh)
+	if (!build_id || strspn(build_id, "0123456789abcdef") != strlen(build_id))
 		return false;
-	p = path_join(dir, "functions");
-	char *text = read_file(p, NULL);
+	char *dir = id_dir(build_id);
+	char *p = path_join(dir, "complete");
+	char *mark = read_file(p, NULL);
 	free(p);
-	if (!text)
-		return false;
+	char *want = xasprintf("%d %s\n", KERNEL_CACHE_FORMAT, build_id);
+	bool complete = mark && !strcmp(mark, want);
+	free(mark);
+	free(want);
+	char *text = NULL;
+	if (complete) {
+		p = path_join(dir, "functions");
+		text = read_file(p, NULL);
+		free(p);
+	}
 	char *cur = text, *id = next_line(&cur), *classified = next_line(&cur),
 	     *from = next_line(&cur);
-	if (!id || !classified || !from) {
+	if (!id || !classified || !from || strcmp(id, build_id)) {
 		free(text);
+		free(dir);
 		return false;
 	}
 	size_t cap = 4096, n = 0;
@@ -191,6 +216,7 @@ static bool read_cache(struct kernel *k, const char *dir, const char *stamp)
 	k->nfuncs = n;
 	free(text);
 	k->btf_path = existing(path_join(dir, "vmlinux.btf"));
+	free(dir);
 	return true;
 }
 
@@ -221,7 +247,7 @@ static bool funcs_from_btf(struct kernel *k, const char *btf, size_t btf_size)
 	return true;
 }
 
-static bool from_image(struct kernel *k, const char *dir, const char *stamp, bool verbose)
+static bool from_image(struct kernel *k, bool verbose)
 {
 	uint64_t t0 = now_ns();
 	size_t len;
@@ -267,8 +293,11 @@ static bool from_image(struct kernel *k, const char *dir, const char *stamp, boo
 	free(why);
 	if (ok) {
 		qsort(k->funcs, k->nfuncs, sizeof *k->funcs, cmp_kfunc);
-		if (write_cache(k, dir, stamp, btf, btf_size) && btf)
+		if (write_cache(k, btf, btf_size) && btf) {
+			char *dir = id_dir(k->build_id);
 			k->btf_path = existing(path_join(dir, "vmlinux.btf"));
+			free(dir);
+		}
 		if (verbose)
 			fprintf(stderr, "Read %zu functions and build-id %s from %s in %llu ms\n",
 				k->nfuncs, k->build_id, k->vmlinuz,
@@ -327,7 +356,23 @@ static bool image_cached(struct kernel *k, bool verbose)
 	char *sub = xasprintf("kernel/%s", k->release);
 	char *dir = cache_dir(sub);
 	free(sub);
-	bool ok = read_cache(k, dir, stamp) || from_image(k, dir, stamp, verbose);
+	char *p = path_join(dir, "image");
+	char *seen = read_file(p, NULL);
+	/* "STAMP\nBUILD-ID\n": the build-id this image held when it had that stamp. */
+	size_t n = strlen(stamp);
+	bool ok = false;
+	if (seen && !strncmp(seen, stamp, n)) {
+		char *id = xstrndup(seen + n, strcspn(seen + n, "\n"));
+		ok = read_cache(k, id);
+		free(id);
+	}
+	if (!ok && (ok = from_image(k, verbose))) {
+		char *text = xasprintf("%s%s\n", stamp, k->build_id);
+		write_file(p, text, strlen(text));
+		free(text);
+	}
+	free(seen);
+	free(p);
 	free(dir);
 	free(stamp);
 	return ok;
@@ -359,8 +404,14 @@ struct kernel *kernel_open(const char *release, bool verbose)
 	k->vmlinuz = existing(xasprintf("/boot/vmlinuz-%s", release));
 	k->build_dir = existing(xasprintf("/lib/modules/%s/build", release));
 	if (k->running && file_exists("/sys/kernel/notes")) {
-		/* The image says more than /proc/kallsyms, if it is this very kernel. */
+		/* The image says more than /proc/kallsyms, if it is this very kernel:
+		 * what it said before, by build-id, or the image itself. */
 		char *id = running_build_id();
+		if (read_cache(k, id)) {
+			free(id);
+			return k;
+		}
+		kernel_reset(k);
 		if (k->vmlinuz && id && image_cached(k, verbose) && !strcmp(k->build_id, id)) {
 			free(id);
 			return k;

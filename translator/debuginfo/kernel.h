@@ -34,11 +34,13 @@ enum kfunc_why {
 	KF_NREASONS
 };
 
-/* A symbol: name, type letter as in /proc/kallsyms, and address. */
+/* A symbol: name, type letter as in /proc/kallsyms, and address (in an
+ * ELF relocatable file, from the start of its section, numbered shndx). */
 struct ksym {
 	char *name;
 	uint64_t addr;
 	char type;
+	unsigned shndx;
 };
 
 /* A kernel function, by name. A name given to several static functions
@@ -104,6 +106,8 @@ struct ksym *kallsyms_decode(const char *elf, size_t len, size_t *n, char **why)
 struct ksym *symbols_read_kallsyms(const char *path, size_t *n);
 /* An ELF file's function symbols, sorted likewise; NULL if it has none. */
 struct ksym *symbols_read_elf_functions(const char *path, size_t *n);
+/* The name of section shndx of an ELF file (malloced), or NULL. */
+char *symbols_elf_section_name(const char *path, unsigned shndx);
 /* Sort by name, then address. */
 void symbols_sort(struct ksym *syms, size_t n);
 /* Binary search in a name-sorted array: the first symbol named name, or NULL. */

@@ -237,7 +237,18 @@ struct reader {
 	bool bad;
 	struct ctype **types;
 	long ntypes;
+	struct ptrvec owned; /* everything allocated: freed whole if the file is damaged */
 };
+
+/* What files read whole made: the model lives until exit (sitecache_free_all). */
+static struct ptrvec kept;
+
+static void *rcalloc(struct reader *r, size_t n, size_t size)
+{
+	void *p = xcalloc(n, size);
+	pv_push(&r->owned, p);
+	return p;
+}
 
 static void skip_space(struct reader *r)
 {
@@ -332,7 +343,9 @@ static char *get_str(struct reader *r)
 	r->p++;
 	if (!b.s)
 		sb_putc(&b, 0), b.len = 0;
-	return sb_detach(&b);
+	char *s = sb_detach(&b);
+	pv_push(&r->owned, s);
+	return s;
 }
 
 static struct ctype *get_type(struct reader *r)
@@ -385,7 +398,7 @@ static void get_type_parts(struct reader *r, struct ctype *t)
 	t->nenums = get_count(r, 6);
 	if (r->bad)
 		return;
-	t->members = t->nmembers ? xcalloc(t->nmembers, sizeof *t->members) : NULL;
+	t->members = t->nmembers ? rcalloc(r, t->nmembers, sizeof *t->members) : NULL;
 	for (size_t i = 0; i < t->nmembers && !r->bad; i++) {
 		struct cmember *m = &t->members[i];
 		expect(r, "m");
@@ -397,7 +410,7 @@ static void get_type_parts(struct reader *r, struct ctype *t)
 		if (!m->type)
 			r->bad = true;
 	}
-	t->enums = t->nenums ? xcalloc(t->nenums, sizeof *t->enums) : NULL;
+	t->enums = t->nenums ? rcalloc(r, t->nenums, sizeof *t->enums) : NULL;
 	for (size_t i = 0; i < t->nenums && !r->bad; i++) {
 		expect(r, "e");
 		t->enums[i].name = get_str(r);
@@ -421,7 +434,7 @@ static void get_loc(struct reader *r, struct tloc *l, int depth)
 	bool has_static = get_s64(r) != 0;
 	if (r->bad)
 		return;
-	l->ops = l->nops ? xcalloc(l->nops, sizeof *l->ops) : NULL;
+	l->ops = l->nops ? rcalloc(r, l->nops, sizeof *l->ops) : NULL;
 	for (size_t i = 0; i < l->nops && !r->bad; i++) {
 		expect(r, "o");
 		int op = (int)get_s64(r);
@@ -432,7 +445,7 @@ static void get_loc(struct reader *r, struct tloc *l, int depth)
 	}
 	if (has_static && !r->bad) {
 		expect(r, "x");
-		struct tstatic *st = xcalloc(1, sizeof *st);
+		struct tstatic *st = rcalloc(r, 1, sizeof *st);
 		st->object = get_str(r);
 		st->build_id = get_str(r);
 		st->symbol = get_str(r);
@@ -442,7 +455,7 @@ static void get_loc(struct reader *r, struct tloc *l, int depth)
 		if (!st->object)
 			r->bad = true;
 	}
-	l->pieces = l->npieces ? xcalloc(l->npieces, sizeof *l->pieces) : NULL;
+	l->pieces = l->npieces ? rcalloc(r, l->npieces, sizeof *l->pieces) : NULL;
 	for (size_t i = 0; i < l->npieces && !r->bad; i++) {
 		expect(r, "p");
 		l->pieces[i].size = get_u64(r);
@@ -451,20 +464,18 @@ static void get_loc(struct reader *r, struct tloc *l, int depth)
 }
 
 /* The source names the model uses are constants: give back the same. */
-static const char *known_source(char *s)
+static const char *known_source(const char *s)
 {
 	static const char *const names[] = { "DWARF", "BTF", "symbol table" };
 	for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(s, names[i])) {
-			free(s);
+		if (!strcmp(s, names[i]))
 			return names[i];
-		}
 	return s;
 }
 
 static struct probe_site *get_site(struct reader *r)
 {
-	struct probe_site *s = xcalloc(1, sizeof *s);
+	struct probe_site *s = rcalloc(r, 1, sizeof *s);
 	expect(r, "s");
 	s->object = get_str(r);
 	s->object_file = get_str(r);
@@ -491,7 +502,7 @@ static struct probe_site *get_site(struct reader *r)
 		r->bad = true;
 	if (r->bad)
 		return s;
-	s->vars = s->nvars ? xcalloc(s->nvars, sizeof *s->vars) : NULL;
+	s->vars = s->nvars ? rcalloc(r, s->nvars, sizeof *s->vars) : NULL;
 	for (size_t i = 0; i < s->nvars && !r->bad; i++) {
 		struct tvar *v = &s->vars[i];
 		expect(r, "v");
@@ -544,7 +555,7 @@ bool sitecache_read(const char *path, const char *build_id, const char *key, str
 		r.ntypes = (long)get_count(&r, 16);
 		r.types = xcalloc((size_t)r.ntypes + 1, sizeof *r.types);
 		for (long i = 0; i < r.ntypes; i++)
-			r.types[i] = xcalloc(1, sizeof **r.types);
+			r.types[i] = rcalloc(&r, 1, sizeof **r.types);
 		for (long i = 0; i < r.ntypes && !r.bad; i++)
 			get_type_parts(&r, r.types[i]);
 		expect(&r, "sites");
@@ -553,7 +564,6 @@ bool sitecache_read(const char *path, const char *build_id, const char *key, str
 		for (size_t i = 0; i < n && !r.bad; i++)
 			pv_push(&got, get_site(&r));
 		if (strcmp(word(&r, buf, sizeof buf), "end") || r.bad || !n) {
-			/* What was read is dropped whole (it leaks: pass 2 is short-lived). */
 			*why = xasprintf("%s: damaged", path);
 		} else {
 			for (size_t i = 0; i < got.n; i++)
@@ -563,8 +573,18 @@ bool sitecache_read(const char *path, const char *build_id, const char *key, str
 		pv_free(&got);
 		free(r.types);
 	}
-	free(file_id);
-	free(file_key);
+	for (size_t i = 0; i < r.owned.n; i++) {
+		if (ok)
+			pv_push(&kept, r.owned.v[i]);
+		else
+			free(r.owned.v[i]);
+	}
+	pv_free(&r.owned);
 	free(text);
 	return ok;
+}
+
+void sitecache_free_all(void)
+{
+	pv_free_all(&kept);
 }

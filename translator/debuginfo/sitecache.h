@@ -30,6 +30,8 @@ bool sitecache_write(const char *path, const char *build_id, const char *key,
  * or damaged. */
 bool sitecache_read(const char *path, const char *build_id, const char *key, struct ptrvec *sites,
 		    char **why);
+/* Free every site and type read so far (for tests: nothing may use them after). */
+void sitecache_free_all(void);
 /* The first type a translation looked into that its cached sites had saved
  * by name only (NULL: none): the caller's key failed to cover it. */
 const char *sitecache_first_gap(void);

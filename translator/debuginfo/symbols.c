@@ -69,7 +69,7 @@ struct ksym *symbols_read_kallsyms(const char *path, size_t *n)
 			cap *= 2;
 			syms = xrealloc(syms, cap * sizeof *syms);
 		}
-		syms[count++] = (struct ksym){ xstrdup(name), addr, type };
+		syms[count++] = (struct ksym){ xstrdup(name), addr, type, 0 };
 	}
 	fclose(f);
 	symbols_sort(syms, count);
@@ -137,7 +137,7 @@ struct ksym *symbols_read_elf_functions(const char *path, size_t *n)
 				cap = cap ? 2 * cap : 256;
 				syms = xrealloc(syms, cap * sizeof *syms);
 			}
-			syms[(*n)++] = (struct ksym){ xstrdup(name), sym.st_value, 't' };
+			syms[(*n)++] = (struct ksym){ xstrdup(name), sym.st_value, 't', sym.st_shndx };
 		}
 	}
 	if (elf)
@@ -146,4 +146,24 @@ struct ksym *symbols_read_elf_functions(const char *path, size_t *n)
 	if (syms)
 		symbols_sort(syms, *n);
 	return syms;
+}
+
+char *symbols_elf_section_name(const char *path, unsigned shndx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *name = NULL;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0 &&
+	    gelf_getshdr(elf_getscn(elf, shndx), &sh))
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+	char *copy = name ? xstrdup(name) : NULL;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return copy;
 }

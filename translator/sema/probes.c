@@ -10,6 +10,7 @@
  * an optional point that matches nothing is dropped quietly.
  */
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,9 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 		sb_puts(&b, "kernel.");
 	sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
 	if (site->decl_file)
-		sb_printf(&b, "@%s:%d", site->decl_file, site->decl_line);
+		sb_printf(&b, "@%s", site->decl_file);
+	if (site->decl_file && site->decl_line)
+		sb_printf(&b, ":%d", site->decl_line);
 	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : site->is_inline ? ".inline" : "");
 	p->pp_text = sb_detach(&b);
 	struct handler *h = c->pt->handler(c->pt->arg, false);
@@ -581,19 +584,25 @@ static int query_sites(struct pp_ctx *c, enum query_kind kind, const char *objec
 	return r;
 }
 
-/* The build-id of module's file, installed or named by path, for the probe
- * cache (NULL without one, or if unknown). */
-static char *module_build_id(struct pp_ctx *c, const char *module, const char *module_file)
+/* The module's own file: named by path, installed, or else the loose
+ * debug file found for it (the same build); NULL if none. */
+static const char *module_elf(struct pp_ctx *c, const char *module, const char *module_file)
 {
-	if (!c->s->probe_cache)
-		return NULL;
 	if (module_file)
-		return debugfind_build_id(module_file);
+		return module_file;
 	const char *ko = debugfind_installed(c->s->debug_ix, module);
 	if (ko)
-		return debugfind_build_id(ko);
+		return ko;
 	const struct debug_file *f = debugfind(c->s->debug_ix, module);
-	return f && !f->member ? debugfind_build_id(f->path) : NULL;
+	return f && !f->member ? f->path : NULL;
+}
+
+/* The build-id of the module's file, for the probe cache (NULL without
+ * one, or if unknown). */
+static char *module_build_id(struct pp_ctx *c, const char *module, const char *module_file)
+{
+	const char *elf = c->s->probe_cache ? module_elf(c, module, module_file) : NULL;
+	return elf ? debugfind_build_id(elf) : NULL;
 }
 
 /*
@@ -941,18 +950,39 @@ static void collect_name(const char *name, void *names)
 	pv_push(names, (void *)name);
 }
 
+/* The nearest function to y in its section whose name is unique in the
+ * module: before y, else after it (a negative offset); NULL if none. */
+static const struct ksym *unique_neighbour(const struct ksym *syms, size_t n, const struct ksym *y)
+{
+	const struct ksym *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct ksym *k = &syms[i];
+		if (k->shndx != y->shndx || (i > 0 && !strcmp(syms[i - 1].name, k->name)) ||
+		    (i + 1 < n && !strcmp(syms[i + 1].name, k->name)))
+			continue;
+		bool before = k->addr <= y->addr, best_before = best && best->addr <= y->addr;
+		if (!best || (before && !best_before) ||
+		    (before == best_before && (before ? k->addr > best->addr : k->addr < best->addr)))
+			best = k;
+	}
+	return best;
+}
+
 /*
  * module("m").function("f") without the module's DWARF: the functions its
- * BTF describes (on top of the kernel's), with their parameters, placed by
- * name through the installed module's symbol table, where the name must be
- * the module's only function of that name. -1 with *why when the module
- * has no BTF (or is not installed).
+ * BTF describes (on top of the kernel's), with their parameters, or with
+ * --symtab (or no BTF) those of its symbol table, without. Each is placed
+ * through the module's symbol table: by its name, or, when several static
+ * functions share it, each copy by a unique neighbour in its section. -1
+ * with *why when the module has no BTF and the body reads $variables, or
+ * is not installed.
  */
-static int module_btf_sites(struct pp_ctx *c, const char *module, const char *func,
-			    enum probe_kind kind, struct ptrvec *sites, size_t *left_out, char **why)
+static int module_btf_sites(struct pp_ctx *c, const char *module, const char *module_file,
+			    const char *func, enum probe_kind kind, struct ptrvec *sites,
+			    size_t *left_out, char **why)
 {
 	struct btf_source *kb = sema_kernel_btf(c->s);
-	const char *ko = debugfind_installed(c->s->debug_ix, module);
+	const char *ko = module_elf(c, module, module_file);
 	if (!ko) {
 		*why = xasprintf("module %s is not installed for kernel %s", module, c->s->release);
 		return -1;
@@ -983,26 +1013,42 @@ static int module_btf_sites(struct pp_ctx *c, const char *module, const char *fu
 	for (size_t i = 0; i < names.n; i++) {
 		const char *name = names.v[i];
 		const struct ksym *y = symbols_find(syms, nsyms, name);
-		if (!y || (y + 1 < syms + nsyms && !strcmp(y[1].name, name))) {
-			(*left_out)++; /* not in its text, or several functions of that name */
-			continue;
+		size_t copies = 0;
+		while (y && y + copies < syms + nsyms && !strcmp(y[copies].name, name))
+			copies++;
+		if (!copies)
+			(*left_out)++; /* not in its text */
+		for (size_t k = 0; k < copies; k++) {
+			/* Several static functions of that name: each by a unique neighbour. */
+			const struct ksym *anchor = copies == 1 ? y : unique_neighbour(syms, nsyms, &y[k]);
+			if (!anchor) {
+				(*left_out)++;
+				continue;
+			}
+			struct probe_site *site = mb ? btf_function_site(mb, name) : NULL;
+			if (!mb) {
+				/* Symbols only: no parameters, no return type. */
+				site = xcalloc(1, sizeof *site);
+				site->function = xstrdup(name);
+				site->source = "symbol table";
+				site->vars_loaded = true;
+			}
+			if (!site || returns_nothing_for(c, kind, wild, site))
+				continue;
+			site->object = xstrdup(module);
+			site->object_file = xstrdup(ko);
+			site->build_id = build_id ? xstrdup(build_id) : NULL;
+			site->anchor = xstrdup(anchor->name);
+			site->anchor_offset = (int64_t)(y[k].addr - anchor->addr);
+			if (copies > 1) {
+				/* pp() tells the copies apart by where each is. */
+				char *sec = symbols_elf_section_name(ko, y[k].shndx);
+				site->decl_file = xasprintf("%s+0x%" PRIx64, sec ? sec : "?", y[k].addr);
+				free(sec);
+			}
+			pv_push(sites, site);
+			found++;
 		}
-		struct probe_site *site = mb ? btf_function_site(mb, name) : NULL;
-		if (!mb) {
-			/* Symbols only: no parameters, no return type. */
-			site = xcalloc(1, sizeof *site);
-			site->function = xstrdup(name);
-			site->source = "symbol table";
-			site->vars_loaded = true;
-		}
-		if (!site || returns_nothing_for(c, kind, wild, site))
-			continue;
-		site->object = xstrdup(module);
-		site->object_file = xstrdup(ko);
-		site->build_id = build_id ? xstrdup(build_id) : NULL;
-		site->anchor = xstrdup(name);
-		pv_push(sites, site);
-		found++;
 	}
 	pv_free(&names);
 	symbols_free(syms, nsyms);
@@ -1112,8 +1158,9 @@ static void module_function_point(struct pp_ctx *c)
 		/* No DWARF at all: BTF gives functions and parameters (not files, lines,
 		 * statements or inlined copies). */
 		char *btf_why = NULL;
-		if (r < 0 && !why && !statement && !inline_copies && !file && !module_file &&
-		    module_btf_sites(c, modules.v[i], func, kind, &sites, &left_out, &btf_why) >= 0)
+		if (r < 0 && !why && !statement && !inline_copies && !file &&
+		    module_btf_sites(c, modules.v[i], module_file, func, kind, &sites, &left_out,
+				     &btf_why) >= 0)
 			r = 0;
 		if (r < 0 && btf_why && c->s->verbose)
 			fprintf(stderr, "stap: no BTF either: %s\n", btf_why);
