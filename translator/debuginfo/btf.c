@@ -126,8 +126,12 @@ struct btf_source *btf_open_module(const char *ko, struct btf_source *kernel, ch
 	be_quiet();
 	struct btf *btf = btf__parse_elf_split(ko, kernel->btf);
 	if (!btf || libbpf_get_error(btf)) {
-		*why = xasprintf("%s has no readable BTF (a .BTF section on top of the kernel's): %s",
-				 ko, strerror(errno));
+		int err = errno;
+		*why = err == ENOENT ? xasprintf("%s has no BTF (no .BTF section)", ko)
+				     : xasprintf("the BTF of %s does not read on top of the kernel's "
+						 "(%s): a damaged or truncated .BTF section, or a "
+						 "module of another kernel",
+						 ko, strerror(err));
 		return NULL;
 	}
 	return source(btf, btf__type_cnt(kernel->btf), kernel);

@@ -1056,8 +1056,10 @@ static int module_btf_sites(struct pp_ctx *c, const char *module, const char *mo
 	return found;
 }
 
-/* No debug information for module: where it was looked for, and what gives it. */
-static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct loc loc)
+/* No debug information for module: where it was looked for, what gives
+ * it, and (btf_why) why BTF could not stand in. */
+static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, const char *btf_why,
+			 struct loc loc)
 {
 	const struct debug_index *ix = c->s->debug_ix;
 	if (why) {
@@ -1067,6 +1069,8 @@ static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, struct
 	}
 	diag_error(loc, D_NO_DEBUGINFO, "no debug information for module '%s' (kernel %s)", module,
 		   c->s->release);
+	if (btf_why)
+		diag_note(loc, "and no BTF to read its types from instead: %s", btf_why);
 	struct strbuf b;
 	sb_init(&b);
 	for (size_t i = 0; i < ix->looked.n; i++)
@@ -1162,14 +1166,14 @@ static void module_function_point(struct pp_ctx *c)
 		    module_btf_sites(c, modules.v[i], module_file, func, kind, &sites, &left_out,
 				     &btf_why) >= 0)
 			r = 0;
-		if (r < 0 && btf_why && c->s->verbose)
+		if (r < 0 && btf_why && c->s->verbose && modules.n > 1)
 			fprintf(stderr, "stap: no BTF either: %s\n", btf_why);
-		free(btf_why);
 		if (r < 0) {
 			if (modules.n == 1 && !c->pt->optional)
-				no_debuginfo(c, modules.v[i], why, mc->arg->loc);
+				no_debuginfo(c, modules.v[i], why, btf_why, mc->arg->loc);
 			broken = true;
 		}
+		free(btf_why);
 		free(why);
 	}
 	if (modules.n == 0 && !c->pt->optional) {
