@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 7
+#define RT_API_VERSION 8
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -37,7 +37,7 @@ struct rt_context {
 /* Kernel stack that nested script functions may use in one hit. */
 #define RT_STACK_BUDGET 3072
 
-enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE };
+enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT };
 
 /* A global a handler uses, and whether it writes it (sorted by index). */
 struct rt_lock {
@@ -48,7 +48,8 @@ struct rt_lock {
 struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
-	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it */
+	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it;
+				  * RT_TRACEPOINT: the tracepoint's name */
 	const char *function;    /* the probed function's name (probefunc()); 0: symbol */
 	const char *module;      /* the module symbol is in; 0: the kernel */
 	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */

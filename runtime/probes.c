@@ -3,7 +3,7 @@
  * Placing and removing the script's probes: function entries through one
  * ftrace_ops callback shared by all of them (where the kernel has that
  * API, and the translator knew the function's address), else kprobes by
- * symbol name; kretprobes; timers. Every hit goes through rt_run_probe()
+ * symbol name; kretprobes; tracepoints; timers. Every hit goes through rt_run_probe()
  * (hit.h), begin and end probes through rt_run_begin_end() (session.c).
  * Counts of missed hits (kprobe reentrancy, kretprobe instances
  * exhausted) become warnings at stop that name the limit to raise.
@@ -24,6 +24,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/tracepoint.h>
 
 #include "hit.h"
 #include "runtime.h"
@@ -39,6 +40,7 @@ struct rt_placed {
 		struct kprobe kp;
 		struct kretprobe krp;
 		struct hrtimer timer;
+		struct tracepoint *tp;
 	};
 };
 
@@ -265,6 +267,57 @@ static int rt_locate(struct rt_placed *pl, struct kprobe *kp)
 	return 0;
 }
 
+/*
+ * The kernel calls a tracepoint's probes as f(data, its arguments). This
+ * one takes as many as any tracepoint has and lays them out as a
+ * function's would be at its entry, data first: in registers, then on a
+ * stack above a return address. The translator's locations for the
+ * tracepoint's arguments are those of such a call. Arguments a tracepoint
+ * does not pass are never read by its handler.
+ */
+static void rt_tp_hit(void *data, unsigned long a1, unsigned long a2, unsigned long a3,
+		      unsigned long a4, unsigned long a5, unsigned long a6, unsigned long a7,
+		      unsigned long a8, unsigned long a9, unsigned long a10, unsigned long a11,
+		      unsigned long a12)
+{
+	struct rt_placed *pl = data;
+	unsigned long stack[8] = { 0, a6, a7, a8, a9, a10, a11, a12 };
+	struct pt_regs regs = { 0 };
+
+	regs.di = (unsigned long)data;
+	regs.si = a1;
+	regs.dx = a2;
+	regs.cx = a3;
+	regs.r8 = a4;
+	regs.r9 = a5;
+	regs.sp = (unsigned long)stack;
+	rt_run_probe(pl->p, &regs);
+}
+
+struct rt_tp_search {
+	const char *name;
+	struct tracepoint *found;
+};
+
+static void rt_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct rt_tp_search *s = priv;
+
+	if (!s->found && !strcmp(tp->name, s->name))
+		s->found = tp;
+}
+
+static int rt_place_tracepoint(struct rt_placed *pl)
+{
+	struct rt_tp_search s = { pl->p->symbol, NULL };
+
+	for_each_kernel_tracepoint(rt_tp_match, &s);
+	if (!s.found)
+		return -ENOENT;
+	pl->tp = s.found;
+	return tracepoint_probe_register(s.found, (void *)rt_tp_hit, pl);
+}
+
 /* A timer's next period: randomize(M) adds a uniform -M..M to each. */
 static ktime_t rt_timer_period(const struct rt_probe *p)
 {
@@ -328,6 +381,8 @@ static int rt_place(struct rt_placed *pl)
 		rt_hrtimer_setup(&pl->timer, rt_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		hrtimer_start(&pl->timer, rt_timer_period(p), HRTIMER_MODE_REL);
 		return 0;
+	case RT_TRACEPOINT:
+		return rt_place_tracepoint(pl);
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -630,7 +685,7 @@ void rt_probes_stop(void)
 {
 	struct kprobe **kps;
 	struct kretprobe **krps;
-	int i, nk = 0, nkr = 0;
+	int i, nk = 0, nkr = 0, ntp = 0;
 
 	if (!rt_placed)
 		return;
@@ -667,12 +722,19 @@ void rt_probes_stop(void)
 		case RT_TIMER:
 			hrtimer_cancel(&pl->timer);
 			break;
+		case RT_TRACEPOINT:
+			tracepoint_probe_unregister(pl->tp, (void *)rt_tp_hit, pl);
+			ntp++;
+			break;
 		case RT_BEGIN:
 		case RT_END:
 		case RT_ERROR:
 			break;
 		}
 	}
+	/* No tracepoint hit is still running when the handlers go. */
+	if (ntp)
+		tracepoint_synchronize_unregister();
 	if (nk)
 		unregister_kprobes(kps, nk);
 	if (nkr)

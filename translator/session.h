@@ -37,7 +37,7 @@ enum limit_id {
 	NLIMITS
 };
 
-enum probe_kind { PK_BEGIN, PK_END, PK_ERROR, PK_TIMER, PK_KPROBE, PK_KRETPROBE };
+enum probe_kind { PK_BEGIN, PK_END, PK_ERROR, PK_TIMER, PK_KPROBE, PK_KRETPROBE, PK_TRACEPOINT };
 
 /*
  * One probe body; several probe points may share it. Through aliases, the
@@ -116,7 +116,8 @@ struct probe {
 	struct node *pp;         /* the N_PROBE_POINT */
 	char *pp_text;           /* the concrete point, for pp() and messages */
 	struct handler *handler;
-	char *symbol;            /* PK_KPROBE, PK_KRETPROBE: the kernel finds the probe by it */
+	char *symbol;            /* PK_KPROBE, PK_KRETPROBE: the kernel finds the probe by it;
+				  * PK_TRACEPOINT: the tracepoint's name */
 	char *module;            /* the module the symbol is in; NULL: the kernel */
 	char *function;          /* the probed function when symbol is not it (_text + offset) */
 	long long maxactive;     /* PK_KRETPROBE: calls tracked at once; 0: MAXACTIVE's */
@@ -194,6 +195,8 @@ struct session {
 	const char *debug_archive;   /* --debug-archive */
 	bool force_btf;              /* --btf */
 	bool force_symtab;           /* --symtab */
+	struct tracepoint *tracepoints; /* pass 2, listed when a probe needs them */
+	size_t ntracepoints;
 	char *probe_cache;           /* --probe-cache: its directory; NULL: none */
 	struct ptrvec probe_cache_pending; /* pass 2: entries to save (probecache.c) */
 	char *c_file;            /* pass 3 */

@@ -1403,6 +1403,8 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_KPROBE";
 	case PK_KRETPROBE:
 		return "RT_KRETPROBE";
+	case PK_TRACEPOINT:
+		return "RT_TRACEPOINT";
 	}
 	return "RT_BEGIN";
 }

@@ -155,6 +155,18 @@ void btf_each_function(struct btf_source *b, const char *pattern,
 			fn(b->funcs[i].name, ctx);
 }
 
+void btf_each_typedef(struct btf_source *b, const char *prefix,
+		      void (*fn)(const char *rest, void *ctx), void *ctx)
+{
+	size_t len = strlen(prefix);
+	for (__u32 id = b->first_id; id < b->ntypes; id++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
+		const char *n = t && btf_is_typedef(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
+		if (n && !strncmp(n, prefix, len) && n[len])
+			fn(n + len, ctx);
+	}
+}
+
 static const char *name_of(const struct btf_source *b, const struct btf_type *t)
 {
 	const char *n = btf__name_by_offset(b->btf, t->name_off);
@@ -399,11 +411,11 @@ static void place(struct abi *abi, const struct ctype *t, struct tloc *l)
 	abi->stack += 8 * words;
 }
 
-struct probe_site *btf_function_site(struct btf_source *b, const char *name)
+/* A site at the entry of a function of prototype proto (a FUNC_PROTO),
+ * its unnamed parameters named argN. */
+static struct probe_site *proto_site(struct btf_source *b, const struct btf_type *proto,
+				     const char *name, __s32 id)
 {
-	__s32 id = find_func(b, name);
-	const struct btf_type *fn = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
-	const struct btf_type *proto = fn ? btf__type_by_id(b->btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto))
 		return NULL;
 	struct probe_site *s = xcalloc(1, sizeof *s);
@@ -432,6 +444,23 @@ struct probe_site *btf_function_site(struct btf_source *b, const char *name)
 	}
 	s->vars_loaded = true;
 	return s;
+}
+
+struct probe_site *btf_function_site(struct btf_source *b, const char *name)
+{
+	__s32 id = find_func(b, name);
+	const struct btf_type *fn = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+	return fn ? proto_site(b, btf__type_by_id(b->btf, fn->type), name, id) : NULL;
+}
+
+struct probe_site *btf_typedef_site(struct btf_source *b, const char *name)
+{
+	__s32 id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+	const struct btf_type *ptr = t ? btf__type_by_id(b->btf, t->type) : NULL;
+	if (!ptr || !btf_is_ptr(ptr))
+		return NULL;
+	return proto_site(b, btf__type_by_id(b->btf, ptr->type), name, id);
 }
 
 struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why)

@@ -29,10 +29,17 @@ void btf_close(struct btf_source *b);
  * only those matching pattern (fnmatch) unless it is NULL. */
 void btf_each_function(struct btf_source *b, const char *pattern,
 		       void (*fn)(const char *name, void *ctx), void *ctx);
+/* Each typedef of the BTF itself whose name starts with prefix: fn gets
+ * the rest of its name ("btf_trace_" gives the kernel's tracepoints). */
+void btf_each_typedef(struct btf_source *b, const char *prefix,
+		      void (*fn)(const char *rest, void *ctx), void *ctx);
 /* A site at the entry of the function name: its parameters (by the
  * calling convention) and return type. NULL if BTF has no such function.
  * The caller fills in object, anchor and offsets. */
 struct probe_site *btf_function_site(struct btf_source *b, const char *name);
+/* The same for a typedef of a pointer to a function (its parameters are
+ * named arg1, arg2, ... where BTF names none). */
+struct probe_site *btf_typedef_site(struct btf_source *b, const char *name);
 /* A type by name ("struct file", "union u", "enum e", "int", a typedef
  * name); NULL with *why (malloced). */
 struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why);

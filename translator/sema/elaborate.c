@@ -242,6 +242,8 @@ static const char *kind_text(enum probe_kind k)
 		return "kprobe";
 	case PK_KRETPROBE:
 		return "kretprobe";
+	case PK_TRACEPOINT:
+		return "tracepoint";
 	}
 	return "?";
 }

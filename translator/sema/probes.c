@@ -18,6 +18,7 @@
 #include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
 #include "debuginfo/kernel.h"
+#include "debuginfo/tracepoints.h"
 #include "front/diag.h"
 #include "sema/probes.h"
 #include "sema/sema.h"
@@ -30,7 +31,7 @@ static const char *const known_shapes[] = {
 	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return", "module.function", "module.function.call",
-	"module.function.return", "module.function.inline", "module.statement",
+	"module.function.return", "module.function.inline", "module.statement", "kernel.trace",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -43,10 +44,11 @@ static const char *const families[] = {
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
 	"module(\"m\").statement(\"name@file:line\")",
 	"kernel.statement(\"name@file:line\")",
+	"kernel.trace(\"[system:]name\")",
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "process", "syscall", "vfs", "kernel.trace",
+static const char *const later_families[] = { "process", "syscall", "vfs",
 					      "perf", "procfs", "netfilter",
 					      "tp_syscall", "scheduler", "ioblock", "signal",
 					      "kprobe.module", "kernel.data", "java", "python2",
@@ -898,6 +900,112 @@ static void kernel_function_point(struct pp_ctx *c)
 	}
 }
 
+/* --- kernel.trace("system:name") --- */
+
+/* Does tracepoint tp match pattern "[SYSTEM:]NAME" (fnmatch in each part)? */
+static bool tracepoint_matches(const struct tracepoint *tp, const char *pattern)
+{
+	const char *colon = strchr(pattern, ':');
+	if (!colon)
+		return !fnmatch(pattern, tp->name, 0);
+	char *sys = xstrndup(pattern, (size_t)(colon - pattern));
+	bool ok = tp->system && !fnmatch(sys, tp->system, 0) && !fnmatch(colon + 1, tp->name, 0);
+	free(sys);
+	return ok;
+}
+
+/*
+ * kernel.trace("[SYSTEM:]NAME"), wildcards in either part: the kernel's
+ * tracepoints, from its BTF, each with its arguments as $variables typed
+ * by the BTF prototype of the kernel's BPF entry for its event class.
+ */
+static void kernel_trace_point(struct pp_ctx *c)
+{
+	const struct comp *tc = &c->comps[1];
+	if (c->n != 2 || !tc->arg || tc->arg->kind != N_STR) {
+		if (c->n == 2 && (!tc->arg || tc->arg->kind != N_STR))
+			diag_error(tc->arg ? tc->arg->loc : tc->loc, D_BAD_PROBE_ARG,
+				   "'trace' takes a tracepoint's name in quotes, e.g. "
+				   "trace(\"sched:sched_switch\")");
+		else
+			unknown_shape(c);
+		return;
+	}
+	const char *pattern = tc->arg->str;
+	struct btf_source *b = sema_kernel_btf(c->s);
+	if (!b) {
+		if (!c->pt->optional)
+			diag_error(tc->arg->loc, D_NO_DEBUGINFO,
+				   "tracepoints are found through the kernel's BTF, and kernel %s has "
+				   "none%s",
+				   c->s->release, c->s->force_symtab ? " in use (--symtab)" : "");
+		return;
+	}
+	if (!c->s->tracepoints)
+		c->s->tracepoints = tracepoints_list(b, c->s->kernel->build_dir, &c->s->ntracepoints);
+	struct ptrvec sites = { 0 };
+	size_t matched = 0;
+	for (size_t i = 0; i < c->s->ntracepoints; i++) {
+		const struct tracepoint *tp = &c->s->tracepoints[i];
+		if (!tracepoint_matches(tp, pattern))
+			continue;
+		matched++;
+		struct probe_site *site = tracepoint_site(b, tp);
+		if (!site) {
+			if (c->s->verbose)
+				fprintf(stderr, "stap: tracepoint %s left out: BTF has no prototype for "
+						"its event class\n", tp->name);
+			continue;
+		}
+		site->object = xstrdup("kernel");
+		site->object_file = xstrdup(c->s->kernel->btf_path);
+		site->build_id = c->s->kernel->build_id ? xstrdup(c->s->kernel->build_id) : NULL;
+		site->anchor = xstrdup(tp->name);
+		site->decl_file = tp->system ? xstrdup(tp->system) : NULL;
+		pv_push(&sites, site);
+	}
+	bool wild = strpbrk(pattern, "*?[") != NULL;
+	char *what = xasprintf("'%s'", pattern);
+	if (!too_many_matches(c, tc->arg->loc, what, sites.n, "tracepoints")) {
+		for (size_t i = 0; i < sites.n; i++) {
+			struct probe_site *site = sites.v[i];
+			struct probe *p = add_site_probe(c, PK_TRACEPOINT, site);
+			free(p->pp_text);
+			p->pp_text = site->decl_file
+					     ? xasprintf("kernel.trace(\"%s:%s\")", site->decl_file, site->function)
+					     : xasprintf("kernel.trace(\"%s\")", site->function);
+			p->from_wildcard = wild;
+		}
+	}
+	free(what);
+	if (!sites.n && !c->pt->optional) {
+		if (matched)
+			diag_error(tc->arg->loc, D_NO_DEBUGINFO,
+				   "kernel %s has no BTF prototype for the tracepoints '%s' matches",
+				   c->s->release, pattern);
+		else {
+			diag_error(tc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "kernel %s has no tracepoint matching '%s'", c->s->release, pattern);
+			/* Offered as written: with the system when the pattern has one. */
+			struct suggest sg;
+			struct ptrvec full = { 0 };
+			suggest_init(&sg, pattern);
+			for (size_t i = 0; i < c->s->ntracepoints; i++) {
+				const struct tracepoint *tp = &c->s->tracepoints[i];
+				if (strchr(pattern, ':') && tp->system) {
+					pv_push(&full, xasprintf("%s:%s", tp->system, tp->name));
+					suggest_offer(&sg, full.v[full.n - 1]);
+				} else {
+					suggest_offer(&sg, tp->name);
+				}
+			}
+			suggest_hint(&sg, NULL);
+			pv_free_all(&full);
+		}
+	}
+	pv_free(&sites);
+}
+
 /* --- module("m").function("f") through DWARF --- */
 
 struct dw *sema_debuginfo(struct session *s)
@@ -1272,6 +1380,8 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		kernel_function_point(&c);
 	else if (comp_is(&c, 0, "kernel") && comp_is(&c, 1, "statement"))
 		kernel_statement_point(&c);
+	else if (comp_is(&c, 0, "kernel") && comp_is(&c, 1, "trace"))
+		kernel_trace_point(&c);
 	else if (comp_is(&c, 0, "module") && (comp_is(&c, 1, "function") || comp_is(&c, 1, "statement")))
 		module_function_point(&c);
 	else if (!pt->optional)

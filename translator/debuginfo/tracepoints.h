@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's tracepoints, for kernel.trace("SYSTEM:NAME"): which there
+ * are, which subsystem and event class each belongs to, and a site whose
+ * variables are its arguments, typed from BTF. The runtime calls a probe
+ * on a tracepoint with the arguments where a function's would be at its
+ * entry (the tracepoint's data pointer first), so the site's locations are
+ * those of a call.
+ */
+#ifndef TAPLINE_TRACEPOINTS_H
+#define TAPLINE_TRACEPOINTS_H
+
+#include <stddef.h>
+
+#include "debuginfo/target.h"
+
+struct btf_source;
+
+struct tracepoint {
+	char *name;       /* "sched_switch" */
+	char *system;     /* "sched"; NULL when no header says */
+	char *template;   /* the event class that defines its arguments; NULL: unknown */
+};
+
+/* Every tracepoint in the kernel's BTF, sorted by name; build_dir (may be
+ * NULL) holds the trace event headers that give systems and classes. */
+struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir, size_t *n);
+/* Its arguments as a site (object, anchor left to the caller); NULL if
+ * BTF has no prototype for it. */
+struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp);
+
+#endif
