@@ -153,6 +153,8 @@ void rt_sprintf(struct rt_context *c, char *buf, rt_size size, const char *fmt,
 /* --- strings (size: the destination's size; results are always terminated) --- */
 
 void rt_strcpy(char *dst, const char *src, rt_size size);
+/* v as "0x..." */
+void rt_hex_str(char *dst, rt_size size, rt_long v);
 void rt_strcat(char *dst, const char *src, rt_size size);
 void rt_strcat_long(char *dst, rt_long v, rt_size size); /* v in decimal */
 int rt_strcmp(const char *a, const char *b);
@@ -310,6 +312,36 @@ rt_long rt_gettimeofday_ns(struct rt_context *c);
 rt_long rt_local_clock_ns(struct rt_context *c);
 rt_long rt_jiffies(struct rt_context *c);
 rt_long rt_return_value(struct rt_context *c);
+rt_long rt_gid(struct rt_context *c);
+rt_long rt_euid(struct rt_context *c);
+rt_long rt_egid(struct rt_context *c);
+void rt_pexecname(struct rt_context *c, char *buf, rt_size size);
+rt_long rt_task_current(struct rt_context *c);
+rt_long rt_hz(struct rt_context *c);
+/* The probed module's name, or "kernel". */
+void rt_probemod(struct rt_context *c, char *buf, rt_size size);
+rt_long rt_is_return(struct rt_context *c);
+/* The process id of the staprun that started the script. */
+rt_long rt_stp_pid(struct rt_context *c);
+/* The current process's command line, its arguments joined by spaces ("" for
+ * a kernel thread, or when its pages are not present). */
+void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size);
+/* "ENOENT" for 2 or -2; "" for a number that is no error code. */
+void rt_errno_str(struct rt_context *c, char *buf, rt_size size, rt_long err);
+
+/* --- kernel symbols and call chains (stack.c) --- */
+
+/* The name of the function or object at addr ("" if none), and the same
+ * with offset, size and module: "vfs_read+0x10/0x1a0 [kernel]". */
+void rt_symname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_symdata(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+/* The hit's kernel call chain, innermost first, as hex addresses separated
+ * by spaces; and printed (or written into buf) one symbolized line each. */
+void rt_backtrace(struct rt_context *c, char *buf, rt_size size);
+void rt_print_backtrace(struct rt_context *c);
+void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size);
+/* Each address of a backtrace() string, symbolized, one line each. */
+void rt_print_stack(struct rt_context *c, const char *addrs);
 
 /* --- the probed code's state (target variables) --- */
 
@@ -336,6 +368,13 @@ int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size 
  * MAXSTRINGLEN - 1, always terminated; a bad address fails the hit. */
 void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
 		     const char *what, const char *loc);
+/* The same for the current task's user memory; a page that is not
+ * present fails too (probes cannot wait for it). rt_uread_string gives 0,
+ * or -1 after failing the hit (what NULL: without failing it). */
+rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_signed,
+		 const char *what, const char *loc);
+int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		    const char *what, const char *loc);
 /* In a return probe and its entry part: this call's saved bytes. */
 char *rt_entry_data(struct rt_context *c);
 

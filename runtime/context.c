@@ -7,6 +7,8 @@
  */
 #include <linux/cred.h>
 #include <linux/jiffies.h>
+#include <linux/mm_types.h>
+#include <linux/uaccess.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
@@ -107,4 +109,83 @@ rt_long rt_return_value(struct rt_context *c)
 	struct pt_regs *regs = rt_cpu_of(c)->regs;
 
 	return regs ? regs_return_value(regs) : 0;
+}
+
+rt_long rt_gid(struct rt_context *c)
+{
+	return from_kgid_munged(&init_user_ns, current_gid());
+}
+
+rt_long rt_euid(struct rt_context *c)
+{
+	return from_kuid_munged(&init_user_ns, current_euid());
+}
+
+rt_long rt_egid(struct rt_context *c)
+{
+	return from_kgid_munged(&init_user_ns, current_egid());
+}
+
+void rt_pexecname(struct rt_context *c, char *buf, rt_size size)
+{
+	rcu_read_lock();
+	memcpy(buf, rcu_dereference(current->real_parent)->comm, TASK_COMM_LEN);
+	rcu_read_unlock();
+	buf[TASK_COMM_LEN - 1] = 0;
+}
+
+rt_long rt_task_current(struct rt_context *c)
+{
+	return (rt_long)(unsigned long)current;
+}
+
+rt_long rt_hz(struct rt_context *c)
+{
+	return HZ;
+}
+
+void rt_probemod(struct rt_context *c, char *buf, rt_size size)
+{
+	const struct rt_probe *p = rt_cpu_of(c)->probe;
+
+	strscpy(buf, p && p->module ? p->module : "kernel", size);
+}
+
+rt_long rt_is_return(struct rt_context *c)
+{
+	const struct rt_probe *p = rt_cpu_of(c)->probe;
+
+	return p && p->kind == RT_KRETPROBE;
+}
+
+rt_long rt_stp_pid(struct rt_context *c)
+{
+	return rt_sess.staprun_pid;
+}
+
+void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long start, end;
+	rt_size n, i;
+
+	buf[0] = 0;
+	if (!mm || (current->flags & PF_KTHREAD))
+		return;
+	start = READ_ONCE(mm->arg_start);
+	end = READ_ONCE(mm->arg_end);
+	if (end <= start)
+		return;
+	n = min_t(rt_size, end - start, size - 1);
+	if (copy_from_user_nofault(buf, (const void __user *)start, n)) {
+		buf[0] = 0;
+		return;
+	}
+	/* The arguments are NUL-separated; the last NUL ends them. */
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	buf[n] = 0;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Reading the probed code's state for generated code: registers of the
- * hit, and kernel memory through copy_from_kernel_nofault, which refuses
- * user addresses and non-canonical ones and survives unmapped pages. A
+ * hit, kernel memory through copy_from_kernel_nofault, which refuses user
+ * addresses and non-canonical ones and survives unmapped pages, and the
+ * current task's user memory through copy_from_user_nofault, which never
+ * sleeps: a page that is not present is a failed read, not a fault-in. A
  * read that fails ends the hit with an error naming the script
  * expression; it never faults.
  */
@@ -147,6 +149,61 @@ void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_lon
 		got += chunk;
 	}
 	dst[got] = 0;
+}
+
+rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_signed,
+		 const char *what, const char *loc)
+{
+	union {
+		u8 b;
+		u16 h;
+		u32 w;
+		u64 q;
+	} v = { .q = 0 };
+
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    copy_from_user_nofault(&v, (const void __user *)addr, size)) {
+		rt_failf(c, loc, NULL,
+			 "cannot read %d bytes of user memory at 0x%lx for %s: bad address or page not present",
+			 size, addr, what);
+		return 0;
+	}
+	switch (size) {
+	case 1:
+		return is_signed ? (rt_long)(s8)v.b : (rt_long)v.b;
+	case 2:
+		return is_signed ? (rt_long)(s16)v.h : (rt_long)v.h;
+	case 4:
+		return is_signed ? (rt_long)(s32)v.w : (rt_long)v.w;
+	}
+	return (rt_long)v.q;
+}
+
+int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		    const char *what, const char *loc)
+{
+	rt_size room = rt_script.maxstringlen - 1, got = 0;
+
+	if (max >= 0 && (rt_size)max < room)
+		room = (rt_size)max;
+	/* Up to the end of each page at a time, as for kernel strings. */
+	while (got < room) {
+		rt_size chunk = min_t(rt_size, room - got, PAGE_SIZE - ((addr + got) & (PAGE_SIZE - 1)));
+
+		if (copy_from_user_nofault(dst + got, (const void __user *)(addr + got), chunk)) {
+			dst[0] = 0;
+			if (what)
+				rt_failf(c, loc, NULL,
+					 "cannot read the user string at 0x%lx for %s: bad address or page not present",
+					 addr, what);
+			return -1;
+		}
+		if (memchr(dst + got, 0, chunk))
+			return 0;
+		got += chunk;
+	}
+	dst[got] = 0;
+	return 0;
 }
 
 char *rt_entry_data(struct rt_context *c)

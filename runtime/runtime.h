@@ -8,6 +8,7 @@
 #define TAPLINE_RUNTIME_H
 
 #include <linux/atomic.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -32,6 +33,7 @@ enum rt_state { RT_LOADED, RT_RUNNING, RT_STOPPING, RT_STOPPED };
 /* A failure's message: what a catch receives is text, then "; " and hint. */
 #define RT_ERROR_LEN 256
 #define RT_HINT_LEN 160
+#define RT_SYM_LEN KSYM_SYMBOL_LEN
 
 /* Per-CPU: the context of the hit running on this CPU, if any. */
 struct rt_cpu {
@@ -53,6 +55,7 @@ struct rt_cpu {
 	char *re_subject;             /* the string it matched */
 	char *tok_str;                /* what tokenize() goes on with */
 	size_t tok_pos;
+	char sym[RT_SYM_LEN];         /* a symbol being named (stack.c) */
 };
 
 struct rt_session {
@@ -60,6 +63,7 @@ struct rt_session {
 	int exit_status;
 	int failed;                 /* an error stopped the script: error probes, not end */
 	pid_t target;
+	pid_t staprun_pid;          /* who started the script (stp_pid()) */
 	atomic64_t skipped;         /* all skipped hits */
 	atomic64_t skipped_locked;  /* of those: a global stayed locked (MAXTRYLOCK) */
 	atomic64_t skipped_unsafe;  /* of those: where RCU was not watching */

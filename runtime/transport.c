@@ -299,8 +299,10 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 		return -EFAULT;
 	cmd[n] = 0;
 	strim(cmd);
-	if (!strcmp(cmd, "start"))
+	if (!strcmp(cmd, "start")) {
+		rt_sess.staprun_pid = task_tgid_nr(current);
 		rc = rt_ctl_start();
+	}
 	else if (!strcmp(cmd, "stop"))
 		rc = rt_ctl_stop();
 	else if (sscanf(cmd, "target %d", &pid) == 1 && rt_state() == RT_LOADED)

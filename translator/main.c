@@ -20,6 +20,7 @@
 #include "front/front.h"
 #include "options.h"
 #include "run/run.h"
+#include "sema/builtins.h"
 #include "run/vm.h"
 #include "sema/sema.h"
 #include "session.h"
@@ -153,6 +154,56 @@ static void choose_release(struct session *s)
 	free(installed);
 }
 
+/* A built-in's declaration from its signature: "user_string:string (long)". */
+static void print_builtin(const struct builtin *b, void *out)
+{
+	struct ptrvec *decls = out;
+	static const char *const names[] = { ['l'] = "long", ['s'] = "string", ['*'] = "any" };
+	struct strbuf d;
+	sb_init(&d);
+	sb_printf(&d, "%s%s%s (", b->name, b->sig[0] == 'v' ? "" : ":",
+		  b->sig[0] == 'v' ? "" : names[(unsigned char)b->sig[0]]);
+	for (const char *a = b->sig + 2; *a; a++)
+		sb_printf(&d, "%s%s", a > b->sig + 2 ? ", " : "",
+			  *a == '.' ? "..." : names[(unsigned char)*a] ? names[(unsigned char)*a] : "?");
+	sb_puts(&d, ")");
+	struct tapdoc *doc = xcalloc(1, sizeof *doc);
+	doc->name = xstrdup(b->name);
+	doc->decl = sb_detach(&d);
+	doc->doc = xstrdup(b->doc);
+	pv_push(decls, doc);
+}
+
+static int doc_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct tapdoc *const *)a)->name, (*(struct tapdoc *const *)b)->name);
+}
+
+/* stap --dump-functions, --dump-probe-aliases: what scripts can use, by
+ * name, each with what it does under -v. */
+static void dump_library(const struct session *s)
+{
+	struct ptrvec dirs = { 0 }, functions = { 0 }, aliases = { 0 };
+	pv_push(&dirs, s->tapset_dir);
+	for (size_t i = 0; i < s->include_dirs.n; i++)
+		pv_push(&dirs, s->include_dirs.v[i]);
+	struct ptrvec paths = tapset_paths(&dirs);
+	tapdoc_read(&paths, &functions, &aliases);
+	struct ptrvec *list = s->dump == DUMP_FUNCTIONS ? &functions : &aliases;
+	if (s->dump == DUMP_FUNCTIONS) {
+		builtin_each(print_builtin, list);
+		qsort(list->v, list->n, sizeof *list->v, doc_cmp);
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		const struct tapdoc *d = list->v[i];
+		printf("%s\n", d->decl);
+		if (s->verbose && d->doc)
+			printf("    %s\n", d->doc);
+	}
+	pv_free_all(&paths);
+	pv_free(&dirs);
+}
+
 int main(int argc, char **argv)
 {
 	struct session sess = { 0 };
@@ -160,6 +211,10 @@ int main(int argc, char **argv)
 	options_parse(s, argc, argv);
 	util_catch_signals();
 	locate_files(s);
+	if (s->dump) {
+		dump_library(s);
+		return 0;
+	}
 	if (!run_possible(s))
 		return 1;
 

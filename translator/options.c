@@ -68,6 +68,9 @@ static void usage(FILE *f)
 		"                under DIR (default ~/.cache/tapline/probes), one directory per\n"
 		"                build-id, and use them: the same probes read by the same\n"
 		"                expressions then need no debug information\n"
+		"  --dump-functions  list every function scripts can call (with -v, what each\n"
+		"                does) and exit\n"
+		"  --dump-probe-aliases  list the tapset library's probe aliases and exit\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -137,7 +140,7 @@ static bool valid_module_name(const char *name)
 void options_parse(struct session *s, int argc, char **argv)
 {
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
-	       OPT_PROBE_CACHE };
+	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -148,6 +151,8 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "btf", no_argument, NULL, OPT_BTF },
 		{ "symtab", no_argument, NULL, OPT_SYMTAB },
 		{ "probe-cache", optional_argument, NULL, OPT_PROBE_CACHE },
+		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -247,6 +252,12 @@ void options_parse(struct session *s, int argc, char **argv)
 		case OPT_SYMTAB:
 			s->force_symtab = true;
 			break;
+		case OPT_DUMP_FUNCTIONS:
+			s->dump = DUMP_FUNCTIONS;
+			break;
+		case OPT_DUMP_PROBE_ALIASES:
+			s->dump = DUMP_PROBE_ALIASES;
+			break;
 		case OPT_PROBE_CACHE:
 			if (optarg && !mkdir_p(optarg, 0755))
 				fatal("--probe-cache=%s: cannot create it: %m", optarg);
@@ -263,7 +274,7 @@ void options_parse(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
-	if (!s->script_text) {
+	if (!s->script_text && !s->dump) {
 		if (optind >= argc) {
 			usage(stderr);
 			exit(1);

@@ -176,6 +176,7 @@ struct session {
 	int vm_timeout;
 	bool no_warnings;
 	bool guru;                /* -g: guru mode */
+	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_ALIASES } dump; /* --dump-...: list and exit */
 	struct ptrvec global_inits; /* -G NAME=VALUE (char *) */
 	long long limits[NLIMITS];
 	bool limit_set[NLIMITS];

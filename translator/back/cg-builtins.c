@@ -5,6 +5,7 @@
  * call, each kept in a temporary when a later one could change it.
  */
 #include <string.h>
+#include <time.h>
 
 #include "back/cg.h"
 #include "sema/builtins.h"
@@ -224,13 +225,74 @@ char *cg_builtin(struct cg *g, struct node *n)
 	}
 	case B_EXECNAME:
 	case B_PROBEFUNC:
-	case B_PP: {
+	case B_PP:
+	case B_PEXECNAME:
+	case B_PROBEMOD:
+	case B_PPFUNC:
+	case B_CMDLINE_STR:
+	case B_BACKTRACE:
+	case B_SPRINT_BACKTRACE: {
 		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
 						  [B_PROBEFUNC] = "rt_probefunc",
-						  [B_PP] = "rt_pp" };
+						  [B_PP] = "rt_pp",
+						  [B_PEXECNAME] = "rt_pexecname",
+						  [B_PROBEMOD] = "rt_probemod",
+						  [B_PPFUNC] = "rt_probefunc",
+						  [B_CMDLINE_STR] = "rt_cmdline_str",
+						  [B_BACKTRACE] = "rt_backtrace",
+						  [B_SPRINT_BACKTRACE] = "rt_sprint_backtrace" };
 		res = new_string_temp(g);
 		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
 		return res;
+	}
+	case B_ERRNO_STR:
+	case B_SYMNAME:
+	case B_SYMDATA: {
+		static const char *const fn[] = { [B_ERRNO_STR] = "rt_errno_str",
+						  [B_SYMNAME] = "rt_symname",
+						  [B_SYMDATA] = "rt_symdata" };
+		char *v = cg_expr(g, n->list);
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld, %s);", fn[b->id], res, g->maxstr, v);
+		free(v);
+		return res;
+	}
+	case B_GID:
+		return xstrdup("rt_gid(c)");
+	case B_EUID:
+		return xstrdup("rt_euid(c)");
+	case B_EGID:
+		return xstrdup("rt_egid(c)");
+	case B_TASK_CURRENT:
+		return xstrdup("rt_task_current(c)");
+	case B_HZ:
+		return xstrdup("rt_hz(c)");
+	case B_IS_RETURN:
+		return xstrdup("rt_is_return(c)");
+	case B_STP_PID:
+		return xstrdup("rt_stp_pid(c)");
+	case B_TZ_GMTOFF:
+	case B_TZ_NAME: {
+		/* The translating machine's zone, as SystemTap takes it. */
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		if (b->id == B_TZ_GMTOFF)
+			return xasprintf("((rt_long)%ld)", -(long)tm.tm_gmtoff);
+		res = new_string_temp(g);
+		char *zone = c_string(tm.tm_zone ? tm.tm_zone : "UTC", strlen(tm.tm_zone ? tm.tm_zone : "UTC"));
+		emit(g, "rt_strcpy(%s, %s, %lld);", res, zone, g->maxstr);
+		free(zone);
+		return res;
+	}
+	case B_PRINT_BACKTRACE:
+		emit(g, "rt_print_backtrace(c);");
+		return xstrdup("0");
+	case B_PRINT_STACK: {
+		char *v = cg_expr(g, n->list);
+		emit(g, "rt_print_stack(c, %s);", v);
+		free(v);
+		return xstrdup("0");
 	}
 	case B_PID:
 		return xstrdup("rt_pid(c)");
@@ -330,6 +392,78 @@ char *cg_builtin(struct cg *g, struct node *n)
 			fail_check(g);
 		}
 		free_list(vals, count);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case B_USER_STRING:
+	case B_USER_STRING2:
+	case B_USER_STRING_N:
+	case B_USER_STRING_N2:
+	case B_USER_STRING_QUOTED: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		bool has_n = b->id == B_USER_STRING_N || b->id == B_USER_STRING_N2;
+		const char *fallback = b->id == B_USER_STRING2 ? vals[1]
+				       : b->id == B_USER_STRING_N2 ? vals[2] : NULL;
+		loc = loc_literal(n);
+		res = new_string_temp(g);
+		if (b->id == B_USER_STRING_QUOTED) {
+			/* Never an error: "NULL", the quoted string, or the address. */
+			char *raw = new_string_temp(g);
+			emit(g, "if (!%s) rt_strcpy(%s, \"NULL\", %lld);", vals[0], res, g->maxstr);
+			emit(g, "else if (rt_uread_string(c, %s, (unsigned long)%s, -1, 0, 0)) "
+				"rt_hex_str(%s, %lld, %s);",
+			     raw, vals[0], res, g->maxstr, vals[0]);
+			emit(g, "else rt_text_str(%s, %lld, %s, -1, 1);", res, g->maxstr, raw);
+			free(raw);
+		} else if (fallback) {
+			emit(g, "if (rt_uread_string(c, %s, (unsigned long)%s, %s, 0, 0)) rt_strcpy(%s, %s, %lld);",
+			     res, vals[0], has_n ? vals[1] : "-1", res, fallback, g->maxstr);
+		} else {
+			emit(g, "rt_uread_string(c, %s, (unsigned long)%s, %s, %s, %s);", res, vals[0],
+			     has_n ? vals[1] : "-1", what, loc);
+			fail_check(g);
+		}
+		free_list(vals, count);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case B_USER_LONG:
+	case B_USER_ULONG:
+	case B_USER_INT:
+	case B_USER_UINT32:
+	case B_USER_SHORT:
+	case B_USER_USHORT:
+	case B_USER_CHAR:
+	case B_USER_INT8:
+	case B_USER_UINT8:
+	case B_USER_INT16:
+	case B_USER_UINT16:
+	case B_USER_INT32:
+	case B_USER_INT64:
+	case B_USER_UINT64: {
+		static const struct { int size; bool is_signed; } shape[] = {
+			[B_USER_LONG - B_USER_LONG] = { 8, true },   [B_USER_ULONG - B_USER_LONG] = { 8, false },
+			[B_USER_INT - B_USER_LONG] = { 4, true },    [B_USER_UINT32 - B_USER_LONG] = { 4, false },
+			[B_USER_SHORT - B_USER_LONG] = { 2, true },  [B_USER_USHORT - B_USER_LONG] = { 2, false },
+			[B_USER_CHAR - B_USER_LONG] = { 1, true },   [B_USER_INT8 - B_USER_LONG] = { 1, true },
+			[B_USER_UINT8 - B_USER_LONG] = { 1, false }, [B_USER_INT16 - B_USER_LONG] = { 2, true },
+			[B_USER_UINT16 - B_USER_LONG] = { 2, false }, [B_USER_INT32 - B_USER_LONG] = { 4, true },
+			[B_USER_INT64 - B_USER_LONG] = { 8, true },  [B_USER_UINT64 - B_USER_LONG] = { 8, false },
+		};
+		char *addr = cg_expr(g, n->list);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_uread(c, (unsigned long)%s, %d, %d, %s, %s);", res, addr,
+		     shape[b->id - B_USER_LONG].size, shape[b->id - B_USER_LONG].is_signed, what, loc);
+		fail_check(g);
+		free(addr);
 		free(text);
 		free(what);
 		free(loc);

@@ -483,10 +483,12 @@ struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why)
 			}
 		}
 	}
-	if (id < 0)
-		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_INT);
+	/* A bare name, as SystemTap's @cast(p, "task_struct") writes it: a
+	 * typedef, else a struct, union or enum of that tag. */
+	static const int bare[] = { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_STRUCT, BTF_KIND_UNION,
+				    BTF_KIND_ENUM, BTF_KIND_ENUM64 };
+	for (size_t i = 0; i < sizeof bare / sizeof *bare && id < 0; i++)
+		id = btf__find_by_name_kind(b->btf, name, bare[i]);
 	if (id < 0) {
 		*why = xasprintf("the kernel's BTF has no type '%s'", name);
 		return NULL;

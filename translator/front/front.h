@@ -31,5 +31,16 @@ int tapset_load_needed(struct tapset_lib *lib, struct pp_env *env, struct ptrvec
 /* Every public name the library defines: kind 'f' function, 'g' global, 'a' alias. */
 void tapset_each_name(const struct tapset_lib *lib,
 		      void (*fn)(const char *name, char kind, void *ctx), void *ctx);
+/* The *.stp files under dirs, each directory's sorted (char *, malloced). */
+struct ptrvec tapset_paths(const struct ptrvec *dirs);
+
+/* tapdoc.c: each function and probe alias the files at paths define, by
+ * name (struct tapdoc *), for stap --dump-functions and --dump-probe-aliases. */
+struct tapdoc {
+	char *name;
+	char *decl;   /* "task_pid:long (task:long)", or the alias's name */
+	char *doc;    /* the comment above it, as one line; NULL: none */
+};
+void tapdoc_read(const struct ptrvec *paths, struct ptrvec *functions, struct ptrvec *aliases);
 
 #endif

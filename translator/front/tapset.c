@@ -78,6 +78,18 @@ static struct ptrvec files_in(const char *dir, const char *suffix)
 	return paths;
 }
 
+struct ptrvec tapset_paths(const struct ptrvec *dirs)
+{
+	struct ptrvec all = { 0 };
+	for (size_t i = 0; i < dirs->n; i++) {
+		struct ptrvec some = files_in(dirs->v[i], ".stp");
+		for (size_t k = 0; k < some.n; k++)
+			pv_push(&all, some.v[k]);
+		pv_free(&some);
+	}
+	return all;
+}
+
 /* --- scanning a file for what it defines --- */
 
 struct scan {

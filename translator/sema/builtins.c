@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct builtin builtins[] = {
-#define X(id, name, sig, ctx) { id, name, sig, ctx },
+#define X(id, name, sig, ctx, doc) { id, name, sig, ctx, doc },
 	BUILTINS(X)
 #undef X
 };
@@ -22,6 +22,12 @@ void builtin_each_name(void (*fn)(const char *, void *), void *ctx)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 		fn(builtins[i].name, ctx);
+}
+
+void builtin_each(void (*fn)(const struct builtin *b, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		fn(&builtins[i], ctx);
 }
 
 static enum type letter_type(char c)

@@ -17,84 +17,126 @@
 #include "front/ast.h"
 
 #define BUILTINS(X)                                                                         \
-	/* output */                                                                        \
-	X(B_PRINT, "print", "v:*.", false)                                                  \
-	X(B_PRINTLN, "println", "v:.", false)                                               \
-	X(B_PRINTD, "printd", "v:s*.", false)                                               \
-	X(B_PRINTDLN, "printdln", "v:s*.", false)                                           \
-	X(B_PRINTF, "printf", "v:s.", false)                                                \
-	X(B_SPRINT, "sprint", "s:*.", false)                                                \
-	X(B_SPRINTLN, "sprintln", "s:.", false)                                             \
-	X(B_SPRINTD, "sprintd", "s:s*.", false)                                             \
-	X(B_SPRINTDLN, "sprintdln", "s:s*.", false)                                         \
-	X(B_SPRINTF, "sprintf", "s:s.", false)                                              \
-	/* control */                                                                       \
-	X(B_EXIT, "exit", "v:", false)                                                      \
-	X(B_ERROR, "error", "v:s", false)                                                   \
-	X(B_WARN, "warn", "v:s", false)                                                     \
-	/* context */                                                                       \
-	X(B_EXECNAME, "execname", "s:", true)                                               \
-	X(B_PID, "pid", "l:", true)                                                         \
-	X(B_TID, "tid", "l:", true)                                                         \
-	X(B_PPID, "ppid", "l:", true)                                                       \
-	X(B_UID, "uid", "l:", true)                                                         \
-	X(B_CPU, "cpu", "l:", true)                                                         \
-	X(B_PROBEFUNC, "probefunc", "s:", true)                                             \
-	X(B_PP, "pp", "s:", true)                                                           \
-	X(B_TARGET, "target", "l:", false)                                                  \
-	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false)                                \
-	X(B_KTIME_NS, "local_clock_ns", "l:", false)                                        \
-	X(B_JIFFIES, "jiffies", "l:", false)                                                \
-	/* kernel memory, read fault-safe */                                                \
-	X(B_KERNEL_STRING, "kernel_string", "s:l", false)                                   \
-	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false)                                \
-	X(B_KERNEL_STRING_N, "kernel_string_n", "s:ll", false)                              \
-	X(B_KERNEL_LONG, "kernel_long", "l:l", false)                                       \
-	X(B_KERNEL_INT, "kernel_int", "l:l", false)                                         \
-	X(B_KERNEL_SHORT, "kernel_short", "l:l", false)                                     \
-	X(B_KERNEL_CHAR, "kernel_char", "l:l", false)                                       \
-	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false)                                 \
-	/* arguments by position at a function's entry, and its return value: no        \
-	 * debug information needed (the x86-64 calling convention); kept together,      \
-	 * int_arg first and returnval last: elaborate.c takes them as a range */          \
-	X(B_INT_ARG, "int_arg", "l:l", true)                                                \
-	X(B_UINT_ARG, "uint_arg", "l:l", true)                                              \
-	X(B_S32_ARG, "s32_arg", "l:l", true)                                                \
-	X(B_U32_ARG, "u32_arg", "l:l", true)                                                \
-	X(B_LONG_ARG, "long_arg", "l:l", true)                                              \
-	X(B_ULONG_ARG, "ulong_arg", "l:l", true)                                            \
-	X(B_LONGLONG_ARG, "longlong_arg", "l:l", true)                                      \
-	X(B_ULONGLONG_ARG, "ulonglong_arg", "l:l", true)                                    \
-	X(B_S64_ARG, "s64_arg", "l:l", true)                                                \
-	X(B_U64_ARG, "u64_arg", "l:l", true)                                                \
-	X(B_POINTER_ARG, "pointer_arg", "l:l", true)                                        \
-	X(B_RETURNVAL, "returnval", "l:", true)                                             \
-	X(B_ASMLINKAGE, "asmlinkage", "v:", false)                                          \
-	/* strings */                                                                       \
-	X(B_STRLEN, "strlen", "l:s", false)                                                 \
-	X(B_SUBSTR, "substr", "s:sll", false)                                               \
-	X(B_ISINSTR, "isinstr", "l:ss", false)                                              \
-	X(B_STRPOS, "strpos", "l:ss", false)                                                \
-	X(B_TOKENIZE, "tokenize", "s:ss", false)                                            \
-	X(B_STR_REPLACE, "str_replace", "s:sss", false)                                     \
-	X(B_TEXT_STR, "text_str", "s:s", false)                                             \
-	X(B_TEXT_STRN, "text_strn", "s:sll", false)                                         \
-	X(B_STRING_QUOTED, "string_quoted", "s:s", false)                                   \
-	X(B_STRTOL, "strtol", "l:sl", false)                                                \
-	X(B_STRINGAT, "stringat", "l:sl", false)                                            \
-	X(B_TOUPPER, "toupper", "s:s", false)                                               \
-	X(B_TOLOWER, "tolower", "s:s", false)                                               \
-	X(B_ISDIGIT, "isdigit", "l:s", false)                                               \
-	X(B_MATCHED, "matched", "s:l", false)                                               \
-	X(B_MATCHED_STR, "matched_str", "s:", false)                                        \
-	X(B_NGROUPS, "ngroups", "l:", false)                                                \
-	/* numbers */                                                                       \
-	X(B_ABS, "abs", "l:l", false)                                                       \
-	X(B_MAX, "max", "l:ll", false)                                                      \
-	X(B_MIN, "min", "l:ll", false)
+	/* output */ \
+	X(B_PRINT, "print", "v:*.", false, "Print each argument, with no separator.") \
+	X(B_PRINTLN, "println", "v:.", false, "Print each argument, then a newline.") \
+	X(B_PRINTD, "printd", "v:s*.", false, "Print the arguments after the first, separated by the first.") \
+	X(B_PRINTDLN, "printdln", "v:s*.", false, "Print the arguments after the first, separated by the first, then a newline.") \
+	X(B_PRINTF, "printf", "v:s.", false, "Print the arguments as the format (the first) says.") \
+	X(B_SPRINT, "sprint", "s:*.", false, "The arguments as print() would print them.") \
+	X(B_SPRINTLN, "sprintln", "s:.", false, "The arguments as println() would print them.") \
+	X(B_SPRINTD, "sprintd", "s:s*.", false, "The arguments as printd() would print them.") \
+	X(B_SPRINTDLN, "sprintdln", "s:s*.", false, "The arguments as printdln() would print them.") \
+	X(B_SPRINTF, "sprintf", "s:s.", false, "The arguments as printf() would print them.") \
+	/* control */ \
+	X(B_EXIT, "exit", "v:", false, "Stop the script once this probe hit ends: the end probes run.") \
+	X(B_ERROR, "error", "v:s", false, "End the script with this message: the error probes run.") \
+	X(B_WARN, "warn", "v:s", false, "Print this warning on stderr; the script goes on.") \
+	/* context */ \
+	X(B_EXECNAME, "execname", "s:", true, "The name of the current process.") \
+	X(B_PID, "pid", "l:", true, "The current process id (its thread group id).") \
+	X(B_TID, "tid", "l:", true, "The current thread id.") \
+	X(B_PPID, "ppid", "l:", true, "The parent process's id.") \
+	X(B_UID, "uid", "l:", true, "The current process's user id.") \
+	X(B_CPU, "cpu", "l:", true, "The CPU the probe hit runs on.") \
+	X(B_PROBEFUNC, "probefunc", "s:", true, "The probed function.") \
+	X(B_PP, "pp", "s:", true, "The probe point that fired, as a probe point.") \
+	X(B_TARGET, "target", "l:", false, "The process id given with -x, or of the command of -c.") \
+	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false, "Nanoseconds since the epoch.") \
+	X(B_KTIME_NS, "local_clock_ns", "l:", false, "Nanoseconds from this CPU's clock: monotonic on one CPU, cheap.") \
+	X(B_JIFFIES, "jiffies", "l:", false, "The kernel's jiffies counter.") \
+	X(B_GID, "gid", "l:", true, "The current process's group id.") \
+	X(B_EUID, "euid", "l:", true, "The current process's effective user id.") \
+	X(B_EGID, "egid", "l:", true, "The current process's effective group id.") \
+	X(B_PEXECNAME, "pexecname", "s:", true, "The name of the current process's parent.") \
+	X(B_TASK_CURRENT, "task_current", "l:", true, "The current task, a struct task_struct pointer for the task_*() functions.") \
+	X(B_HZ, "HZ", "l:", false, "The kernel's timer ticks per second.") \
+	X(B_PROBEMOD, "probemod", "s:", true, "The module of the probe point that fired, or \"kernel\".") \
+	X(B_PPFUNC, "ppfunc", "s:", true, "The function (or tracepoint) the probe point that fired names.") \
+	X(B_IS_RETURN, "is_return", "l:", true, "Whether the probe that fired is a return probe.") \
+	X(B_STP_PID, "stp_pid", "l:", false, "The process id of the staprun running the script.") \
+	X(B_CMDLINE_STR, "cmdline_str", "s:", true, "The current process's command line, its arguments separated by spaces.") \
+	X(B_ERRNO_STR, "errno_str", "s:l", false, "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
+	X(B_TZ_GMTOFF, "tz_gmtoff", "l:", false, "The translating machine's time zone offset, in seconds west of UTC.") \
+	X(B_TZ_NAME, "tz_name", "s:", false, "The translating machine's time zone name.") \
+	/* kernel symbols and call chains */ \
+	X(B_SYMNAME, "symname", "s:l", false, "The name of the kernel function or object at an address.") \
+	X(B_SYMDATA, "symdata", "s:l", false, "The symbol at an address with offset, size and module: \"vfs_read+0x10/0x1a0 [kernel]\".") \
+	X(B_BACKTRACE, "backtrace", "s:", true, "The kernel call chain of the hit, innermost first, as hex addresses.") \
+	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, "Print the kernel call chain of the hit, one symbolized line per frame.") \
+	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, "The kernel call chain as print_backtrace() prints it.") \
+	X(B_PRINT_STACK, "print_stack", "v:s", false, "Print a backtrace() string, one symbolized line per address.") \
+	/* kernel memory, read fault-safe */ \
+	X(B_KERNEL_STRING, "kernel_string", "s:l", false, "The NUL-terminated string at a kernel address.") \
+	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false, "The string at a kernel address, or the second argument if it cannot be read.") \
+	X(B_KERNEL_STRING_N, "kernel_string_n", "s:ll", false, "At most N bytes of the string at a kernel address.") \
+	X(B_KERNEL_LONG, "kernel_long", "l:l", false, "The long at a kernel address.") \
+	X(B_KERNEL_INT, "kernel_int", "l:l", false, "The int at a kernel address.") \
+	X(B_KERNEL_SHORT, "kernel_short", "l:l", false, "The short at a kernel address.") \
+	X(B_KERNEL_CHAR, "kernel_char", "l:l", false, "The char at a kernel address.") \
+	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false, "The pointer at a kernel address.") \
+	/* the current process's memory, read without waiting for pages; kept \
+	 * together, user_long first and user_uint64 last: codegen takes them as a range */ \
+	X(B_USER_LONG, "user_long", "l:l", true, "The long at a user address of the current process.") \
+	X(B_USER_ULONG, "user_ulong", "l:l", true, "The unsigned long at a user address.") \
+	X(B_USER_INT, "user_int", "l:l", true, "The int at a user address.") \
+	X(B_USER_UINT32, "user_uint32", "l:l", true, "The unsigned 32-bit number at a user address.") \
+	X(B_USER_SHORT, "user_short", "l:l", true, "The short at a user address.") \
+	X(B_USER_USHORT, "user_ushort", "l:l", true, "The unsigned short at a user address.") \
+	X(B_USER_CHAR, "user_char", "l:l", true, "The char at a user address.") \
+	X(B_USER_INT8, "user_int8", "l:l", true, "The signed byte at a user address.") \
+	X(B_USER_UINT8, "user_uint8", "l:l", true, "The unsigned byte at a user address.") \
+	X(B_USER_INT16, "user_int16", "l:l", true, "The signed 16-bit number at a user address.") \
+	X(B_USER_UINT16, "user_uint16", "l:l", true, "The unsigned 16-bit number at a user address.") \
+	X(B_USER_INT32, "user_int32", "l:l", true, "The signed 32-bit number at a user address.") \
+	X(B_USER_INT64, "user_int64", "l:l", true, "The signed 64-bit number at a user address.") \
+	X(B_USER_UINT64, "user_uint64", "l:l", true, "The unsigned 64-bit number at a user address.") \
+	X(B_USER_STRING, "user_string", "s:l", true, "The NUL-terminated string at a user address of the current process.") \
+	X(B_USER_STRING2, "user_string2", "s:ls", true, "The string at a user address, or the second argument if it cannot be read.") \
+	X(B_USER_STRING_N, "user_string_n", "s:ll", true, "At most N bytes of the string at a user address.") \
+	X(B_USER_STRING_N2, "user_string_n2", "s:lls", true, "At most N bytes of it, or the third argument if it cannot be read.") \
+	X(B_USER_STRING_QUOTED, "user_string_quoted", "s:l", true, "The string at a user address, quoted; \"NULL\" for 0, the address in hex if it cannot be read.") \
+	/* arguments by position at a function's entry, and its return value: no \
+	 * debug information needed (the x86-64 calling convention); kept together, \
+	 * int_arg first and returnval last: elaborate.c takes them as a range */ \
+	X(B_INT_ARG, "int_arg", "l:l", true, "Argument N of the probed function as an int (by the calling convention).") \
+	X(B_UINT_ARG, "uint_arg", "l:l", true, "Argument N as an unsigned int.") \
+	X(B_S32_ARG, "s32_arg", "l:l", true, "Argument N as a signed 32-bit number.") \
+	X(B_U32_ARG, "u32_arg", "l:l", true, "Argument N as an unsigned 32-bit number.") \
+	X(B_LONG_ARG, "long_arg", "l:l", true, "Argument N as a long.") \
+	X(B_ULONG_ARG, "ulong_arg", "l:l", true, "Argument N as an unsigned long.") \
+	X(B_LONGLONG_ARG, "longlong_arg", "l:l", true, "Argument N as a long long.") \
+	X(B_ULONGLONG_ARG, "ulonglong_arg", "l:l", true, "Argument N as an unsigned long long.") \
+	X(B_S64_ARG, "s64_arg", "l:l", true, "Argument N as a signed 64-bit number.") \
+	X(B_U64_ARG, "u64_arg", "l:l", true, "Argument N as an unsigned 64-bit number.") \
+	X(B_POINTER_ARG, "pointer_arg", "l:l", true, "Argument N as a pointer.") \
+	X(B_RETURNVAL, "returnval", "l:", true, "The probed function's return value (in a return probe).") \
+	X(B_ASMLINKAGE, "asmlinkage", "v:", false, "Nothing on x86-64: arguments are always where the calling convention puts them.") \
+	/* strings */ \
+	X(B_STRLEN, "strlen", "l:s", false, "The length of a string.") \
+	X(B_SUBSTR, "substr", "s:sll", false, "The part of a string from START, LENGTH bytes long.") \
+	X(B_ISINSTR, "isinstr", "l:ss", false, "Whether the second string occurs in the first.") \
+	X(B_STRPOS, "strpos", "l:ss", false, "Where the second string first occurs in the first, or -1.") \
+	X(B_TOKENIZE, "tokenize", "s:ss", false, "The next token of a string, split at any of the delimiters; an empty string goes on with the last one.") \
+	X(B_STR_REPLACE, "str_replace", "s:sss", false, "A string with every occurrence of the second replaced by the third.") \
+	X(B_TEXT_STR, "text_str", "s:s", false, "A string with non-printing characters escaped.") \
+	X(B_TEXT_STRN, "text_strn", "s:sll", false, "The same, at most N bytes, quoted if Q is not 0.") \
+	X(B_STRING_QUOTED, "string_quoted", "s:s", false, "A string quoted, its non-printing characters escaped.") \
+	X(B_STRTOL, "strtol", "l:sl", false, "A string as a number in base BASE.") \
+	X(B_STRINGAT, "stringat", "l:sl", false, "The character at position N of a string, as a number.") \
+	X(B_TOUPPER, "toupper", "s:s", false, "A string in upper case.") \
+	X(B_TOLOWER, "tolower", "s:s", false, "A string in lower case.") \
+	X(B_ISDIGIT, "isdigit", "l:s", false, "Whether a string starts with a digit.") \
+	X(B_MATCHED, "matched", "s:l", false, "Sub-expression N of the last regular expression match.") \
+	X(B_MATCHED_STR, "matched_str", "s:", false, "The whole of the last regular expression match.") \
+	X(B_NGROUPS, "ngroups", "l:", false, "How many sub-expressions the last regular expression match had.") \
+	/* numbers */ \
+	X(B_ABS, "abs", "l:l", false, "The absolute value of a number.") \
+	X(B_MAX, "max", "l:ll", false, "The larger of two numbers.") \
+	X(B_MIN, "min", "l:ll", false, "The smaller of two numbers.")
 
 enum builtin_id {
-#define X(id, name, sig, ctx) id,
+#define X(id, name, sig, ctx, doc) id,
 	BUILTINS(X)
 #undef X
 };
@@ -104,12 +146,15 @@ struct builtin {
 	const char *name;
 	const char *sig;
 	bool probe_context;        /* meaningful only inside a probe hit */
+	const char *doc;           /* one line, for stap --dump-functions */
 };
 
 /* NULL when name is not a built-in function. */
 const struct builtin *builtin_find(const char *name);
 /* For "did you mean": call fn on every built-in name. */
 void builtin_each_name(void (*fn)(const char *name, void *ctx), void *ctx);
+/* Every built-in, in table order. */
+void builtin_each(void (*fn)(const struct builtin *b, void *ctx), void *ctx);
 
 /* From the signature: the result type, and the type of argument i (T_UNKNOWN
  * for '*'), or T_VOID when there is no argument i. */

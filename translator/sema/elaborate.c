@@ -37,11 +37,13 @@ bool sema_uses_targets(struct node *n)
 }
 
 /* The built-ins that read the hit's registers: the positional ones,
- * int_arg() to returnval() in builtins.h. */
+ * int_arg() to returnval() in builtins.h, and the call chains, which start
+ * from them. */
 static void find_register_read(struct node *n, void *found)
 {
 	const struct builtin *b = n->kind == N_CALL && n->name ? builtin_find(n->name) : NULL;
-	if (b && b->id >= B_INT_ARG && b->id <= B_RETURNVAL)
+	if (b && ((b->id >= B_INT_ARG && b->id <= B_RETURNVAL) || b->id == B_BACKTRACE ||
+		  b->id == B_PRINT_BACKTRACE || b->id == B_SPRINT_BACKTRACE))
 		*(bool *)found = true;
 	ast_for_children(n, find_register_read, found);
 }
@@ -71,7 +73,10 @@ static void target_defined(struct node *n, void *ctx)
 		*ok = f->h && f->h->site && f->h->is_return;
 	else if (n->kind == N_ATVAR)
 		*ok = target_resolve_atvar(f->s, f->h, n, true) != NULL;
-	else if (n->kind == N_CAST || n->kind == N_AUTOCAST)
+	else if (n->kind == N_CAST)
+		/* The type and its members: the address is never read here. */
+		*ok = target_resolve_cast(f->s, f->h, n, true) != NULL;
+	else if (n->kind == N_AUTOCAST)
 		*ok = false;
 	if (*ok && n->kind != N_TARGET)
 		ast_for_children(n, target_defined, ctx);

@@ -57,8 +57,9 @@ bool sema_uses_registers(struct node *n);
 struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
 				     bool at_entry, bool quiet);
 /* @cast(addr, "type"[, "module"]): the plan for n (N_CAST), or NULL after
- * an error. */
-struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n);
+ * an error (none reported when quiet). */
+struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
+					  bool quiet);
 /* @var("name@file"[, "module"]): the plan for n (N_ATVAR), or NULL after an
  * error (none reported when quiet). */
 struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,

@@ -465,9 +465,10 @@ void target_save_at_entry(struct handler *h, struct node *entry, size_t size)
 	pv_push(&h->entry_exprs, entry);
 }
 
-struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n)
+struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
+					  bool quiet)
 {
-	struct resolver r = { s, h, n, false, false };
+	struct resolver r = { s, h, n, quiet, false };
 	/* The module the type is in: named, else the probe's own, else the
 	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
 	char *module = NULL;

@@ -930,7 +930,7 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 				check_expr(c, m->lhs, T_LONG);
 		check_expr(c, n->lhs, T_LONG);
 		if (!n->access)
-			n->access = target_resolve_cast(c->s, c->h, n);
+			n->access = target_resolve_cast(c->s, c->h, n, false);
 		if (!n->access)
 			n->access = &failed_access;
 		t = access_type(n->access);

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel symbols and call chains for a probe hit: symname(), symdata(),
+ * backtrace() and its printed forms. Names come from kallsyms (lockless
+ * for the kernel, RCU for modules), call chains from the kernel's own
+ * unwinder (ORC on x86-64), both safe in any context a probe fires in.
+ *
+ * A chain starts at the probed code: from the hit's registers when they
+ * are the probed code's (kprobes, timers that interrupted the kernel);
+ * else (a tracepoint, whose registers the runtime made up, or an entry
+ * probe through ftrace, which has none) from the hit's own frame, leaving
+ * out the runtime's frames.
+ */
+#include <asm/unwind.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+
+#include "runtime.h"
+
+/* Frames a backtrace goes through at most. */
+#define RT_MAXBACKTRACE 32
+
+static int rt_callchain(struct rt_context *c, unsigned long *addrs, int max)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	struct pt_regs *regs = cpu->regs;
+	struct unwind_state state;
+	bool own_regs = regs && cpu->probe && cpu->probe->kind != RT_TRACEPOINT;
+	int n = 0;
+
+	if (own_regs && user_mode(regs))
+		return 0;
+	if (own_regs) {
+		/* A kprobe's handler sees the address after its breakpoint. */
+		addrs[n++] = instruction_pointer(regs) - (cpu->probe->kind == RT_KPROBE);
+		unwind_start(&state, current, regs, NULL);
+	} else {
+		unwind_start(&state, current, NULL, (unsigned long *)c->stack_base);
+	}
+	for (; !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		if (!own_regs && within_module(addr, THIS_MODULE))
+			continue;
+		addrs[n++] = addr;
+	}
+	return n;
+}
+
+/* sym: "name+0xoff/0xsize [module]", with [kernel] for the kernel's. */
+static void rt_name_addr(struct rt_cpu *cpu, unsigned long addr, bool with_offset)
+{
+	char *sym = cpu->sym;
+	char *mod;
+
+	if (with_offset)
+		sprint_symbol(sym, addr);
+	else
+		sprint_symbol_no_offset(sym, addr);
+	/* kallsyms gives the bare address when it knows no symbol there. */
+	if (sym[0] == '0' && sym[1] == 'x') {
+		sym[0] = 0;
+		return;
+	}
+	mod = strchr(sym, ' ');
+	if (!with_offset && mod)
+		*mod = 0;
+	else if (with_offset && !mod)
+		strlcat(sym, " [kernel]", RT_SYM_LEN);
+}
+
+void rt_symname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+
+	rt_name_addr(cpu, (unsigned long)addr, false);
+	strscpy(buf, cpu->sym, size);
+}
+
+void rt_symdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+
+	rt_name_addr(cpu, (unsigned long)addr, true);
+	strscpy(buf, cpu->sym, size);
+}
+
+void rt_backtrace(struct rt_context *c, char *buf, rt_size size)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+	int n = rt_callchain(c, addrs, RT_MAXBACKTRACE), i;
+	rt_size len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && len + 20 < size; i++)
+		len += scnprintf(buf + len, size - len, "%s0x%lx", i ? " " : "", addrs[i]);
+}
+
+/* One line per address, as SystemTap prints them, into buf or the output. */
+static void rt_stack_lines(struct rt_context *c, const unsigned long *addrs, int n, char *buf,
+			   rt_size size)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	rt_size len = 0;
+	int i;
+
+	if (buf)
+		buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		rt_name_addr(cpu, addrs[i], true);
+		if (buf)
+			len += scnprintf(buf + len, size - len, " 0x%lx : %s\n", addrs[i],
+					 cpu->sym[0] ? cpu->sym : "?");
+		else {
+			char head[32];
+
+			scnprintf(head, sizeof(head), " 0x%lx : ", addrs[i]);
+			rt_print_str(c, head);
+			rt_print_str(c, cpu->sym[0] ? cpu->sym : "?");
+			rt_print_str(c, "\n");
+		}
+	}
+}
+
+void rt_print_backtrace(struct rt_context *c)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, RT_MAXBACKTRACE), NULL, 0);
+}
+
+void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, RT_MAXBACKTRACE), buf, size);
+}
+
+void rt_print_stack(struct rt_context *c, const char *text)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+	int n = 0;
+
+	while (*text && n < RT_MAXBACKTRACE) {
+		char *end;
+
+		addrs[n] = simple_strtoul(text, &end, 16);
+		if (end == text)
+			break;
+		n++;
+		text = end;
+		while (*text == ' ')
+			text++;
+	}
+	rt_stack_lines(c, addrs, n, NULL, 0);
+}
