@@ -313,6 +313,19 @@ static int through_aliases(struct deriver *d, struct node *pp, bool optional, bo
 	return total;
 }
 
+static void note_skipped(const struct deriver *d, struct node *pp)
+{
+	char *text = ast_probe_point_text(pp), *alias = NULL;
+	for (size_t i = d->chain.n; i-- > 0 && !alias;)
+		if (((struct node *)d->chain.v[i])->kind == N_ALIAS)
+			alias = alias_name(d->chain.v[i]);
+	fprintf(stderr, "stap: skipping optional probe point %s%s%s%s: nothing on kernel %s matches it\n",
+		text, alias ? " (of the alias '" : "", alias ? alias : "", alias ? "')" : "",
+		d->s->release);
+	free(alias);
+	free(text);
+}
+
 static int resolve_point(struct deriver *d, struct node *pp, bool optional)
 {
 	if (pp->cond)
@@ -338,6 +351,9 @@ static int resolve_point(struct deriver *d, struct node *pp, bool optional)
 		total = probe_point_resolve(d->s, &pt);
 		if (diag_errors() > before && d->chain.n)
 			chain_notes(d);
+		/* An optional point that finds nothing is dropped quietly; -v says so. */
+		if (!total && optional && diag_errors() == before && d->s->verbose)
+			note_skipped(d, pp);
 	}
 	if (pp->cond)
 		d->chain.n--;
