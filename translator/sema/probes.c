@@ -48,9 +48,8 @@ static const char *const families[] = {
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "process", "syscall", "vfs",
-					      "perf", "procfs", "netfilter",
-					      "tp_syscall", "scheduler", "ioblock", "signal",
+static const char *const later_families[] = { "process", "syscall", "nd_syscall",
+					      "perf", "procfs", "netfilter", "tp_syscall",
 					      "kprobe.module", "kernel.data", "java", "python2",
 					      "python3", "timer.profile" };
 
