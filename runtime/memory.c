@@ -82,6 +82,28 @@ unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, 
 	return addr;
 }
 
+/* A word read from memory, as many bytes as asked for. */
+union rt_word {
+	u8 b;
+	u16 h;
+	u32 w;
+	u64 q;
+};
+
+/* Its value, sign- or zero-extended. */
+static rt_long rt_widen(const union rt_word *v, int size, int is_signed)
+{
+	switch (size) {
+	case 1:
+		return is_signed ? (rt_long)(s8)v->b : (rt_long)v->b;
+	case 2:
+		return is_signed ? (rt_long)(s16)v->h : (rt_long)v->h;
+	case 4:
+		return is_signed ? (rt_long)(s32)v->w : (rt_long)v->w;
+	}
+	return (rt_long)v->q;
+}
+
 static void rt_read_failed(struct rt_context *c, unsigned long addr, rt_size size,
 			   const char *what, const char *loc)
 {
@@ -92,27 +114,14 @@ static void rt_read_failed(struct rt_context *c, unsigned long addr, rt_size siz
 rt_long rt_kread(struct rt_context *c, unsigned long addr, int size, int is_signed,
 		 const char *what, const char *loc)
 {
-	union {
-		u8 b;
-		u16 h;
-		u32 w;
-		u64 q;
-	} v = { .q = 0 };
+	union rt_word v = { .q = 0 };
 
 	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
 	    copy_from_kernel_nofault(&v, (const void *)addr, size)) {
 		rt_read_failed(c, addr, size, what, loc);
 		return 0;
 	}
-	switch (size) {
-	case 1:
-		return is_signed ? (rt_long)(s8)v.b : (rt_long)v.b;
-	case 2:
-		return is_signed ? (rt_long)(s16)v.h : (rt_long)v.h;
-	case 4:
-		return is_signed ? (rt_long)(s32)v.w : (rt_long)v.w;
-	}
-	return (rt_long)v.q;
+	return rt_widen(&v, size, is_signed);
 }
 
 int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
@@ -125,10 +134,14 @@ int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size 
 	return 0;
 }
 
-/* Up to the end of each page at a time: a string may end just before an
- * unmapped page. */
-void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
-		     const char *what, const char *loc)
+/*
+ * The string at addr into dst, at most max bytes (max < 0: any) and
+ * MAXSTRINGLEN - 1, always terminated; from user memory if user. Up to
+ * the end of each page at a time: a string may end just before an
+ * unmapped page. 0, or the size of the part at *bad that could not be read.
+ */
+static rt_size rt_copy_string(char *dst, unsigned long addr, rt_long max, bool user,
+			      unsigned long *bad)
 {
 	rt_size room = rt_script.maxstringlen - 1, got = 0;
 
@@ -136,30 +149,36 @@ void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_lon
 		room = (rt_size)max;
 	while (got < room) {
 		rt_size chunk = min_t(rt_size, room - got, PAGE_SIZE - ((addr + got) & (PAGE_SIZE - 1)));
-		char *nul;
+		long failed = user ? copy_from_user_nofault(dst + got, (const void __user *)(addr + got), chunk)
+				   : copy_from_kernel_nofault(dst + got, (const void *)(addr + got), chunk);
 
-		if (copy_from_kernel_nofault(dst + got, (const void *)(addr + got), chunk)) {
+		if (failed) {
 			dst[0] = 0;
-			rt_read_failed(c, addr + got, chunk, what, loc);
-			return;
+			*bad = addr + got;
+			return chunk;
 		}
-		nul = memchr(dst + got, 0, chunk);
-		if (nul)
-			return;
+		if (memchr(dst + got, 0, chunk))
+			return 0;
 		got += chunk;
 	}
 	dst[got] = 0;
+	return 0;
+}
+
+void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		     const char *what, const char *loc)
+{
+	unsigned long bad;
+	rt_size failed = rt_copy_string(dst, addr, max, false, &bad);
+
+	if (failed)
+		rt_read_failed(c, bad, failed, what, loc);
 }
 
 rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_signed,
 		 const char *what, const char *loc)
 {
-	union {
-		u8 b;
-		u16 h;
-		u32 w;
-		u64 q;
-	} v = { .q = 0 };
+	union rt_word v = { .q = 0 };
 
 	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
 	    copy_from_user_nofault(&v, (const void __user *)addr, size)) {
@@ -168,42 +187,21 @@ rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_sign
 			 size, addr, what);
 		return 0;
 	}
-	switch (size) {
-	case 1:
-		return is_signed ? (rt_long)(s8)v.b : (rt_long)v.b;
-	case 2:
-		return is_signed ? (rt_long)(s16)v.h : (rt_long)v.h;
-	case 4:
-		return is_signed ? (rt_long)(s32)v.w : (rt_long)v.w;
-	}
-	return (rt_long)v.q;
+	return rt_widen(&v, size, is_signed);
 }
 
 int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
 		    const char *what, const char *loc)
 {
-	rt_size room = rt_script.maxstringlen - 1, got = 0;
+	unsigned long bad;
 
-	if (max >= 0 && (rt_size)max < room)
-		room = (rt_size)max;
-	/* Up to the end of each page at a time, as for kernel strings. */
-	while (got < room) {
-		rt_size chunk = min_t(rt_size, room - got, PAGE_SIZE - ((addr + got) & (PAGE_SIZE - 1)));
-
-		if (copy_from_user_nofault(dst + got, (const void __user *)(addr + got), chunk)) {
-			dst[0] = 0;
-			if (what)
-				rt_failf(c, loc, NULL,
-					 "cannot read the user string at 0x%lx for %s: bad address or page not present",
-					 addr, what);
-			return -1;
-		}
-		if (memchr(dst + got, 0, chunk))
-			return 0;
-		got += chunk;
-	}
-	dst[got] = 0;
-	return 0;
+	if (!rt_copy_string(dst, addr, max, true, &bad))
+		return 0;
+	if (what)
+		rt_failf(c, loc, NULL,
+			 "cannot read the user string at 0x%lx for %s: bad address or page not present",
+			 addr, what);
+	return -1;
 }
 
 char *rt_entry_data(struct rt_context *c)

@@ -162,6 +162,24 @@ static char *delimiter(struct node *n)
 	return c_string(d->str ? d->str : "", d->str_len);
 }
 
+/* A number of size bytes read from memory by fn (rt_kread, rt_uread), which
+ * names the call when it fails. */
+static char *memory_read(struct cg *g, struct node *n, const char *fn, int size, bool is_signed)
+{
+	char *addr = cg_expr(g, n->list);
+	char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+	char *loc = loc_literal(n);
+	char *res = new_long_temp(g);
+	emit(g, "%s = %s(c, (unsigned long)%s, %d, %d, %s, %s);", res, fn, addr, size, is_signed,
+	     what, loc);
+	fail_check(g);
+	free(addr);
+	free(text);
+	free(what);
+	free(loc);
+	return res;
+}
+
 char *cg_builtin(struct cg *g, struct node *n)
 {
 	const struct builtin *b = n->builtin;
@@ -456,18 +474,8 @@ char *cg_builtin(struct cg *g, struct node *n)
 			[B_USER_UINT16 - B_USER_LONG] = { 2, false }, [B_USER_INT32 - B_USER_LONG] = { 4, true },
 			[B_USER_INT64 - B_USER_LONG] = { 8, true },  [B_USER_UINT64 - B_USER_LONG] = { 8, false },
 		};
-		char *addr = cg_expr(g, n->list);
-		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
-		loc = loc_literal(n);
-		res = new_long_temp(g);
-		emit(g, "%s = rt_uread(c, (unsigned long)%s, %d, %d, %s, %s);", res, addr,
-		     shape[b->id - B_USER_LONG].size, shape[b->id - B_USER_LONG].is_signed, what, loc);
-		fail_check(g);
-		free(addr);
-		free(text);
-		free(what);
-		free(loc);
-		return res;
+		return memory_read(g, n, "rt_uread", shape[b->id - B_USER_LONG].size,
+				   shape[b->id - B_USER_LONG].is_signed);
 	}
 	case B_KERNEL_LONG:
 	case B_KERNEL_INT:
@@ -477,18 +485,7 @@ char *cg_builtin(struct cg *g, struct node *n)
 		static const int size[] = { [B_KERNEL_LONG] = 8, [B_KERNEL_INT] = 4,
 					    [B_KERNEL_SHORT] = 2, [B_KERNEL_CHAR] = 1,
 					    [B_KERNEL_POINTER] = 8 };
-		char *addr = cg_expr(g, n->list);
-		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
-		loc = loc_literal(n);
-		res = new_long_temp(g);
-		emit(g, "%s = rt_kread(c, (unsigned long)%s, %d, %d, %s, %s);", res, addr, size[b->id],
-		     b->id != B_KERNEL_POINTER, what, loc);
-		fail_check(g);
-		free(addr);
-		free(text);
-		free(what);
-		free(loc);
-		return res;
+		return memory_read(g, n, "rt_kread", size[b->id], b->id != B_KERNEL_POINTER);
 	}
 	case B_INT_ARG:
 	case B_UINT_ARG:
