@@ -365,12 +365,12 @@ rt_long rt_kread(struct rt_context *c, unsigned long addr, int size, int is_sign
 int rt_kread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
 		   const char *what, const char *loc);
 /* The string at addr into dst, at most max bytes (max < 0: any) and
- * MAXSTRINGLEN - 1, always terminated; a bad address fails the hit. */
-void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
-		     const char *what, const char *loc);
+ * MAXSTRINGLEN - 1, always terminated: 0, or -1 for a bad address, which
+ * fails the hit unless what is NULL. */
+int rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		    const char *what, const char *loc);
 /* The same for the current task's user memory; a page that is not
- * present fails too (probes cannot wait for it). rt_uread_string gives 0,
- * or -1 after failing the hit (what NULL: without failing it). */
+ * present fails too (probes cannot wait for it). */
 rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_signed,
 		 const char *what, const char *loc);
 int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,

@@ -165,14 +165,17 @@ static rt_size rt_copy_string(char *dst, unsigned long addr, rt_long max, bool u
 	return 0;
 }
 
-void rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
-		     const char *what, const char *loc)
+int rt_kread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
+		    const char *what, const char *loc)
 {
 	unsigned long bad;
 	rt_size failed = rt_copy_string(dst, addr, max, false, &bad);
 
-	if (failed)
+	if (!failed)
+		return 0;
+	if (what)
 		rt_read_failed(c, bad, failed, what, loc);
+	return -1;
 }
 
 rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_signed,

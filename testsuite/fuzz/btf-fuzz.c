@@ -20,20 +20,10 @@
 #include "debuginfo/kernel.h"
 #include "debuginfo/sitecache.h"
 #include "util.h"
+#include "walk-type.h"
 
 static char *dir, *file;
 static struct btf_source *kernel;
-
-static void walk_type(struct ctype *t, int depth)
-{
-	if (!t || depth > 4)
-		return;
-	ctype_complete(t);
-	if (t->target)
-		walk_type(t->target, depth + 1);
-	for (size_t i = 0; i < t->nmembers; i++)
-		walk_type(t->members[i].type, depth + 1);
-}
 
 static void each(const char *name, void *names)
 {

@@ -14,19 +14,9 @@
 #include <unistd.h>
 
 #include "debuginfo/dw.h"
+#include "walk-type.h"
 
 static char *dir, *file;
-
-static void walk_type(struct ctype *t, int depth)
-{
-	if (!t || depth > 4)
-		return;
-	ctype_complete(t);
-	if (t->target)
-		walk_type(t->target, depth + 1);
-	for (size_t i = 0; i < t->nmembers; i++)
-		walk_type(t->members[i].type, depth + 1);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

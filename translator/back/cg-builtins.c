@@ -391,22 +391,29 @@ char *cg_builtin(struct cg *g, struct node *n)
 		return res;
 	case B_KERNEL_STRING:
 	case B_KERNEL_STRING2:
-	case B_KERNEL_STRING_N: {
+	case B_KERNEL_STRING_N:
+	case B_USER_STRING:
+	case B_USER_STRING2:
+	case B_USER_STRING_N:
+	case B_USER_STRING_N2: {
+		/* The "2" forms give their last argument instead of an error. */
+		bool user = b->id >= B_USER_STRING && b->id <= B_USER_STRING_N2;
+		bool has_n = b->id == B_KERNEL_STRING_N || b->id == B_USER_STRING_N ||
+			     b->id == B_USER_STRING_N2;
+		bool has_fallback = b->id == B_KERNEL_STRING2 || b->id == B_USER_STRING2 ||
+				    b->id == B_USER_STRING_N2;
 		int count;
 		char **vals = cg_list(g, n->list, &count);
 		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		const char *fn = user ? "rt_uread_string" : "rt_kread_string";
 		loc = loc_literal(n);
 		res = new_string_temp(g);
-		emit(g, "rt_kread_string(c, %s, (unsigned long)%s, %s, %s, %s);", res, vals[0],
-		     b->id == B_KERNEL_STRING_N ? vals[1] : "-1", what, loc);
-		if (b->id == B_KERNEL_STRING2) {
-			/* The second argument instead of an error. */
-			emit(g, "if (c->error) {");
-			emit(g, "\tchar rt_forget[1];");
-			emit(g, "\trt_catch(c, rt_forget, sizeof(rt_forget));");
-			emit(g, "\trt_strcpy(%s, %s, %lld);", res, vals[1], g->maxstr);
-			emit(g, "}");
+		if (has_fallback) {
+			emit(g, "if (%s(c, %s, (unsigned long)%s, %s, 0, 0)) rt_strcpy(%s, %s, %lld);", fn,
+			     res, vals[0], has_n ? vals[1] : "-1", res, vals[count - 1], g->maxstr);
 		} else {
+			emit(g, "%s(c, %s, (unsigned long)%s, %s, %s, %s);", fn, res, vals[0],
+			     has_n ? vals[1] : "-1", what, loc);
 			fail_check(g);
 		}
 		free_list(vals, count);
@@ -415,40 +422,18 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(loc);
 		return res;
 	}
-	case B_USER_STRING:
-	case B_USER_STRING2:
-	case B_USER_STRING_N:
-	case B_USER_STRING_N2:
 	case B_USER_STRING_QUOTED: {
-		int count;
-		char **vals = cg_list(g, n->list, &count);
-		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
-		bool has_n = b->id == B_USER_STRING_N || b->id == B_USER_STRING_N2;
-		const char *fallback = b->id == B_USER_STRING2 ? vals[1]
-				       : b->id == B_USER_STRING_N2 ? vals[2] : NULL;
-		loc = loc_literal(n);
+		/* Never an error: "NULL", the quoted string, or the address. */
+		char *addr = snapshot(g, cg_expr(g, n->list), T_LONG);
+		char *raw = new_string_temp(g);
 		res = new_string_temp(g);
-		if (b->id == B_USER_STRING_QUOTED) {
-			/* Never an error: "NULL", the quoted string, or the address. */
-			char *raw = new_string_temp(g);
-			emit(g, "if (!%s) rt_strcpy(%s, \"NULL\", %lld);", vals[0], res, g->maxstr);
-			emit(g, "else if (rt_uread_string(c, %s, (unsigned long)%s, -1, 0, 0)) "
-				"rt_hex_str(%s, %lld, %s);",
-			     raw, vals[0], res, g->maxstr, vals[0]);
-			emit(g, "else rt_text_str(%s, %lld, %s, -1, 1);", res, g->maxstr, raw);
-			free(raw);
-		} else if (fallback) {
-			emit(g, "if (rt_uread_string(c, %s, (unsigned long)%s, %s, 0, 0)) rt_strcpy(%s, %s, %lld);",
-			     res, vals[0], has_n ? vals[1] : "-1", res, fallback, g->maxstr);
-		} else {
-			emit(g, "rt_uread_string(c, %s, (unsigned long)%s, %s, %s, %s);", res, vals[0],
-			     has_n ? vals[1] : "-1", what, loc);
-			fail_check(g);
-		}
-		free_list(vals, count);
-		free(text);
-		free(what);
-		free(loc);
+		emit(g, "if (!%s) rt_strcpy(%s, \"NULL\", %lld);", addr, res, g->maxstr);
+		emit(g, "else if (rt_uread_string(c, %s, (unsigned long)%s, -1, 0, 0)) "
+			"rt_hex_str(%s, %lld, %s);",
+		     raw, addr, res, g->maxstr, addr);
+		emit(g, "else rt_text_str(%s, %lld, %s, -1, 1);", res, g->maxstr, raw);
+		free(raw);
+		free(addr);
 		return res;
 	}
 	case B_USER_LONG:

@@ -76,7 +76,8 @@
 	X(B_KERNEL_CHAR, "kernel_char", "l:l", false, "The char at a kernel address.") \
 	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false, "The pointer at a kernel address.") \
 	/* the current process's memory, read without waiting for pages; kept \
-	 * together, user_long first and user_uint64 last: codegen takes them as a range */ \
+	 * together, user_long first and user_uint64 last, and user_string to \
+	 * user_string_n2: codegen takes them as ranges */ \
 	X(B_USER_LONG, "user_long", "l:l", true, "The long at a user address of the current process.") \
 	X(B_USER_ULONG, "user_ulong", "l:l", true, "The unsigned long at a user address.") \
 	X(B_USER_INT, "user_int", "l:l", true, "The int at a user address.") \
