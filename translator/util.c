@@ -97,6 +97,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *hex_string(const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = xmalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		s[2 * i] = digits[p[i] >> 4];
+		s[2 * i + 1] = digits[p[i] & 15];
+	}
+	s[2 * n] = 0;
+	return s;
+}
+
 void sb_init(struct strbuf *b)
 {
 	b->s = NULL;

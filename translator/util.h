@@ -22,6 +22,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap);
+/* n bytes as 2n lower-case hex digits (build-ids). */
+char *hex_string(const unsigned char *p, size_t n);
 /* Print "stap: " (or the program name) and the message to stderr, exit 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void util_set_progname(const char *name);

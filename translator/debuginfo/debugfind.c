@@ -317,9 +317,7 @@ char *debugfind_build_id(const char *path)
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
 				const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
-				id = xmalloc(2 * nh.n_descsz + 1);
-				for (size_t i = 0; i < nh.n_descsz; i++)
-					sprintf(id + 2 * i, "%02x", d[i]);
+				id = hex_string(d, nh.n_descsz);
 				break;
 			}
 		}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "debuginfo/dw.h"
+#include "debuginfo/dwscan.h"
 #include "debuginfo/linefiles.h"
 
 /* A function symbol of a module: where the kernel's kallsyms will find it. */
@@ -75,7 +76,8 @@ struct dw_obj {
 	struct type_source src;
 	struct ptrvec global_keys, globals; /* dw_global's answers: "name@file" and its tvar */
 	struct line_sections lines;      /* for the units' file tables */
-	bool lines_read;
+	struct dwscan_sections scan;     /* for finding functions in a unit */
+	bool raw_read;                   /* lines and scan */
 	struct ptrvec unit_files;        /* struct unit_files: the tables read */
 };
 
@@ -131,21 +133,30 @@ struct dw *dw_begin(struct debug_index *ix, const char *release, const char *ker
 	return d;
 }
 
-static char *hex(const unsigned char *p, int n)
+/* Symbols whose name another one has too are not unique: found through a
+ * table of their names' hashes (sorting a large module's symbols cost
+ * more than the rest of opening it). */
+static void mark_shared_names(struct dw_sym *syms, size_t n)
 {
-	char *s = xmalloc((size_t)n * 2 + 1);
-	for (int i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", p[i]);
-	return s;
-}
-
-/* By the names' hashes (cheaper than by the names), then the names. */
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct dw_sym *x = a, *y = b;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return strcmp(x->name, y->name);
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = xmalloc(cap * sizeof *slot), none = SIZE_MAX;
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = none;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = syms[i].hash & (cap - 1);
+		for (; slot[k] != none; k = (k + 1) & (cap - 1)) {
+			struct dw_sym *y = &syms[slot[k]];
+			if (y->hash == syms[i].hash && !strcmp(y->name, syms[i].name)) {
+				y->unique = syms[i].unique = false;
+				break;
+			}
+		}
+		if (slot[k] == none)
+			slot[k] = i;
+	}
+	free(slot);
 }
 
 static const char *section_name(Elf *elf, size_t shndx)
@@ -298,10 +309,7 @@ static void read_symbols(struct dw_obj *o)
 						       type == STT_FUNC,
 						       hash_bytes(HASH_INIT, name, strlen(name)) };
 	}
-	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
-	for (size_t i = 1; i < o->nsyms; i++)
-		if (o->syms[i].hash == o->syms[i - 1].hash && !strcmp(o->syms[i].name, o->syms[i - 1].name))
-			o->syms[i].unique = o->syms[i - 1].unique = false;
+	mark_shared_names(o->syms, o->nsyms);
 }
 
 /* The value (libdwfl's address) of the first symbol named name, of ELF
@@ -361,7 +369,7 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(o->mod, &id, &vaddr);
 	free(o->build_id);
-	o->build_id = n > 0 ? hex(id, n) : NULL;
+	o->build_id = n > 0 ? hex_string(id, (size_t)n) : NULL;
 	GElf_Addr ebias;
 	Elf *elf = dwfl_module_getelf(o->mod, &ebias);
 	GElf_Ehdr eh;
@@ -1257,6 +1265,26 @@ static const unsigned char *section_bytes(Elf *elf, size_t shstrndx, const char 
 	return NULL;
 }
 
+/* The bytes dwscan.c and linefiles.c read without libdw, once per object:
+ * libdw's own view of them, as the sanity check in scan_unit requires. */
+static void read_raw_sections(struct dw_obj *o)
+{
+	if (o->raw_read)
+		return;
+	o->raw_read = true;
+	Elf *elf = dwarf_getelf(o->dbg);
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	struct line_sections *ls = &o->lines;
+	ls->line = section_bytes(elf, shstrndx, ".debug_line", &ls->line_size);
+	ls->line_str = section_bytes(elf, shstrndx, ".debug_line_str", &ls->line_str_size);
+	ls->str = section_bytes(elf, shstrndx, ".debug_str", &ls->str_size);
+	struct dwscan_sections *ss = &o->scan;
+	ss->info = section_bytes(elf, shstrndx, ".debug_info", &ss->info_size);
+	ss->abbrev = section_bytes(elf, shstrndx, ".debug_abbrev", &ss->abbrev_size);
+}
+
 /*
  * The file a DIE was declared in, from its unit's line table header
  * (linefiles.c): dwarf_decl_file would decode the unit's whole line
@@ -1273,17 +1301,7 @@ static const char *decl_file(struct dw_obj *o, Dwarf_Die *die)
 	if (!dwarf_cu_die(a.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
 	    !dwarf_attr(&cu, DW_AT_stmt_list, &sl) || dwarf_formudata(&sl, &off) != 0)
 		return dwarf_decl_file(die);
-	if (!o->lines_read) {
-		o->lines_read = true;
-		Elf *elf = dwarf_getelf(o->dbg);
-		size_t shstrndx;
-		if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
-			struct line_sections *ls = &o->lines;
-			ls->line = section_bytes(elf, shstrndx, ".debug_line", &ls->line_size);
-			ls->line_str = section_bytes(elf, shstrndx, ".debug_line_str", &ls->line_str_size);
-			ls->str = section_bytes(elf, shstrndx, ".debug_str", &ls->str_size);
-		}
-	}
+	read_raw_sections(o);
 	struct unit_files *uf = NULL;
 	for (size_t i = o->unit_files.n; i-- > 0 && !uf;)
 		if (((struct unit_files *)o->unit_files.v[i])->off == off)
@@ -1429,7 +1447,61 @@ static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, s
 	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc, false };
 }
 
-/* Each unit holding candidates is walked once (found through
+/* The candidates of one unit, v[i..j), sorted by address, and how many of
+ * those addresses are still to be found. */
+struct unit_candidates {
+	struct walk *w;
+	struct candidate *v;
+	size_t i, j, left;
+};
+
+/* A function of the unit whose code starts at entry: a match if that is
+ * a candidate's address not found before. */
+static void match_entry(struct unit_candidates *uc, Dwarf_Die *die, Dwarf_Addr entry)
+{
+	size_t lo = uc->i, hi = uc->j;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (uc->v[mid].pc < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < uc->j && uc->v[lo].pc == entry && !uc->v[lo].found) {
+		uc->v[lo].found = true;
+		uc->left--;
+		consider(uc->w, die);
+	}
+}
+
+static bool scanned_function(const struct dwscan_func *f, void *ctx)
+{
+	struct unit_candidates *uc = ctx;
+	Dwarf_Die die;
+	Dwarf_Addr entry = f->entry;
+	if (!dwarf_offdie(uc->w->o->dbg, f->die, &die))
+		return true;
+	if (f->have_entry || function_entry(&die, &entry))
+		match_entry(uc, &die, entry);
+	return uc->left > 0;
+}
+
+/* The unit's functions through dwscan.c; false when it cannot read the
+ * unit (libdw's walk then finds what is left). */
+static bool scan_unit(struct unit_candidates *uc, Dwarf_Die *cu)
+{
+	struct dw_obj *o = uc->w->o;
+	read_raw_sections(o);
+	Dwarf_Off die_off = dwarf_dieoffset(cu), unit_off = die_off - dwarf_cuoffset(cu);
+	/* Only where these bytes are the very ones libdw reads (a compressed
+	 * section, for one, is not). */
+	if (!o->scan.info || die_off >= o->scan.info_size ||
+	    (const unsigned char *)cu->addr != o->scan.info + die_off || getenv("TAPLINE_NO_DWSCAN"))
+		return false;
+	return dwscan_functions(&o->scan, unit_off, scanned_function, uc);
+}
+
+/* Each unit holding candidates is scanned once (found through
  * .debug_aranges): its functions whose code starts at a candidate's
  * address are the matches. */
 static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
@@ -1439,31 +1511,19 @@ static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
 		size_t j = i;
 		while (j < n && v[j].cu == v[i].cu)
 			j++;
+		struct unit_candidates uc = { w, v, i, j, 0 };
+		for (size_t k = i; k < j; k++)
+			uc.left += k == i || v[k].pc != v[k - 1].pc;
 		Dwarf_Die cu, die;
 		/* A unit can hold thousands of types before its functions: the
-		 * walk ends when every candidate has been found. */
-		size_t left = 0;
-		for (size_t k = i; k < j; k++)
-			left += k == i || v[k].pc != v[k - 1].pc;
-		if (dwarf_offdie(w->o->dbg, v[i].cu, &cu) && dwarf_child(&cu, &die) == 0) {
+		 * scan ends when every candidate has been found. */
+		if (dwarf_offdie(w->o->dbg, v[i].cu, &cu) && !scan_unit(&uc, &cu) && uc.left &&
+		    dwarf_child(&cu, &die) == 0) {
 			do {
 				Dwarf_Addr entry;
-				if (dwarf_tag(&die) != DW_TAG_subprogram || !function_entry(&die, &entry))
-					continue;
-				size_t lo = i, hi = j;
-				while (lo < hi) {
-					size_t mid = (lo + hi) / 2;
-					if (v[mid].pc < entry)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				if (lo < j && v[lo].pc == entry && !v[lo].found) {
-					v[lo].found = true;
-					left--;
-					consider(w, &die);
-				}
-			} while (left && dwarf_siblingof(&die, &die) == 0);
+				if (dwarf_tag(&die) == DW_TAG_subprogram && function_entry(&die, &entry))
+					match_entry(&uc, &die, entry);
+			} while (uc.left && dwarf_siblingof(&die, &die) == 0);
 		}
 		i = j;
 	}

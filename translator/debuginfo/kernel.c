@@ -148,6 +148,36 @@ static char *next_line(char **p)
 	return line;
 }
 
+/*
+ * One number of a cache line, after optional blanks, in base 10 or 16;
+ * false if there is none or it overflows. By hand, not sscanf: the file has
+ * one line per kernel function (50,000), and every translation reads it.
+ */
+static bool take_number(const char **p, int base, uint64_t *out)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	uint64_t v = 0;
+	const char *start = s;
+	for (;; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else
+			break;
+		v = v * (unsigned)base + d;
+	}
+	/* 16 hex or 19 decimal digits cannot overflow. */
+	if (s == start || s - start > (base == 16 ? 16 : 19))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
 /* What the cache holds for build_id; false if nothing (complete). */
 static bool read_cache(struct kernel *k, const char *build_id)
 {
@@ -177,30 +207,30 @@ static bool read_cache(struct kernel *k, const char *build_id)
 	size_t cap = 4096, n = 0;
 	struct kfunc *funcs = xmalloc(cap * sizeof *funcs);
 	for (char *line; (line = next_line(&cur));) {
-		char name[256];
-		uint64_t offset;
-		int why, used = 0;
-		unsigned copies;
-		if (sscanf(line, "%255s %" SCNx64 " %d %u%n", name, &offset, &why, &copies, &used) != 4 ||
-		    why < 0 || why >= KF_NREASONS || copies > 4096)
+		char *name = line;
+		const char *rest = line + strcspn(line, " ");
+		uint64_t offset, why, copies;
+		if (!*rest || rest == name || rest - name > 255)
+			continue;
+		*(char *)rest++ = 0;
+		if (!take_number(&rest, 16, &offset) || !take_number(&rest, 10, &why) ||
+		    !take_number(&rest, 10, &copies) || why >= KF_NREASONS || copies > 4096)
 			continue;
 		if (n == cap) {
 			cap *= 2;
 			funcs = xrealloc(funcs, cap * sizeof *funcs);
 		}
 		struct kfunc *f = &funcs[n++];
-		*f = (struct kfunc){ xstrdup(name), offset, (enum kfunc_why)why, copies, NULL, NULL };
+		*f = (struct kfunc){ xstrdup(name), offset, (enum kfunc_why)why, (unsigned)copies, NULL,
+				     NULL };
 		if (copies > 1) {
 			f->offsets = xcalloc(copies, sizeof *f->offsets);
 			f->whys = xcalloc(copies, sizeof *f->whys);
-			const char *rest = line + used;
 			unsigned c = 0;
-			int w, len;
-			while (c < copies && sscanf(rest, " %" SCNx64 ":%d%n", &f->offsets[c], &w, &len) == 2 &&
-			       w >= 0 && w < KF_NREASONS) {
+			uint64_t w;
+			while (c < copies && take_number(&rest, 16, &f->offsets[c]) && *rest == ':' &&
+			       (rest++, take_number(&rest, 10, &w)) && w < KF_NREASONS)
 				f->whys[c++] = (unsigned char)w;
-				rest += len;
-			}
 			if (c != copies) { /* an older line: the first copy only */
 				free(f->offsets);
 				free(f->whys);

@@ -311,9 +311,7 @@ char *kimage_elf_build_id(const char *elf, size_t len)
 			const char *nm = (const char *)d->d_buf + name_off;
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(nm, "GNU", 4)) {
 				const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-				hex = xmalloc(nh.n_descsz * 2 + 1);
-				for (size_t i = 0; i < nh.n_descsz; i++)
-					sprintf(hex + 2 * i, "%02x", id[i]);
+				hex = hex_string(id, nh.n_descsz);
 				break;
 			}
 		}
