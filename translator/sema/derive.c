@@ -164,6 +164,7 @@ static struct node *derived_body(struct deriver *d)
 {
 	struct node *body = ast_new(N_BLOCK, d->decl->body->loc);
 	struct node *user = ast_clone(d->decl->body);
+	struct ptrvec blocks = { 0 };
 	for (size_t i = 0; i < d->chain.n; i++) {
 		struct node *c = d->chain.v[i];
 		if (c->kind == N_PROBE_POINT)
@@ -171,15 +172,25 @@ static struct node *derived_body(struct deriver *d)
 	}
 	for (size_t i = d->chain.n; i-- > 0;) {
 		struct node *a = d->chain.v[i];
-		if (a->kind == N_ALIAS)
-			add_stmt(body, alias_block(a->body, user));
+		if (a->kind == N_ALIAS && a->body)
+			{
+			struct node *b = alias_block(a->body, user);
+			pv_push(&blocks, b);
+			add_stmt(body, b);
+		}
 	}
 	add_stmt(body, user);
 	for (size_t i = 0; i < d->chain.n; i++) {
 		struct node *a = d->chain.v[i];
-		if (a->kind == N_ALIAS)
-			add_stmt(body, alias_block(a->els, user));
+		if (a->kind == N_ALIAS && a->els)
+			{
+			struct node *b = alias_block(a->els, user);
+			pv_push(&blocks, b);
+			add_stmt(body, b);
+		}
 	}
+	elide_alias_stores(d->s, body, &blocks);
+	pv_free(&blocks);
 	return body;
 }
 
@@ -287,14 +298,27 @@ static int through_alias(struct deriver *d, struct node *alias, struct node *pp,
  */
 static int through_aliases(struct deriver *d, struct node *pp, bool optional, bool *matched)
 {
-	int total = 0, longest = 0;
+	int total = 0, longest = 0, before = diag_errors();
+	/* A wildcard over alias names means those this kernel has: each
+	 * alias it matches is optional ("syscall.*" where one system call is
+	 * missing), but not all of them. */
+	bool wild = false;
+	for (const struct node *c = pp->list; c; c = c->next)
+		wild |= strpbrk(c->name, "*?[") != NULL;
 	for (size_t i = 0; i < d->aliases.n; i++) {
 		struct node *a = d->aliases.v[i];
 		int used = names_alias(pp, a, true);
 		if (used < 0)
 			continue;
 		*matched = true;
-		total += through_alias(d, a, pp, used, optional);
+		total += through_alias(d, a, pp, used, optional || wild);
+	}
+	if (*matched && wild && !optional && !total && diag_errors() == before) {
+		char *text = ast_probe_point_text(pp);
+		diag_error(pp->loc, D_UNKNOWN_PROBE,
+			   "no probe alias '%s' matches has a probe point on kernel %s (-v says why)",
+			   text, d->s->release);
+		free(text);
 	}
 	if (*matched)
 		return total;

@@ -45,6 +45,10 @@ bool sema_find_text(struct session *s);
 /* The target kernel's BTF, opened on first use; NULL if it has none. */
 struct btf_source *sema_kernel_btf(struct session *s);
 
+/* elide.c: in body, a handler derived through aliases, drop the stores
+ * of blocks (the aliases' own) to locals nothing reads. */
+void elide_alias_stores(const struct session *s, struct node *body, const struct ptrvec *blocks);
+
 /* Does the tree use target expressions ($var, @entry, @cast, ...)? */
 bool sema_uses_targets(struct node *n);
 /* Does it read the hit's registers (target expressions, int_arg(), ...)?
