@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 8
+#define RT_API_VERSION 9
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -37,7 +37,8 @@ struct rt_context {
 /* Kernel stack that nested script functions may use in one hit. */
 #define RT_STACK_BUDGET 3072
 
-enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT };
+enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT,
+		     RT_PROFILE, RT_PERF };
 
 /* A global a handler uses, and whether it writes it (sorted by index). */
 struct rt_lock {
@@ -57,6 +58,10 @@ struct rt_probe {
 	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
+	/* RT_PERF: the perf event (perf_event_attr's type and config) and how
+	 * many of its events make one hit; RT_PROFILE fires on every CPU at
+	 * each timer tick (period_ns: 0, the kernel's tick). */
+	rt_long perf_type, perf_config, perf_sample;
 	void (*handler)(struct rt_context *c);
 	const struct rt_lock *locks;
 	int nlocks;
@@ -326,6 +331,10 @@ rt_long rt_stp_pid(struct rt_context *c);
 /* The current process's command line, its arguments joined by spaces ("" for
  * a kernel thread, or when its pages are not present). */
 void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size);
+rt_long rt_addr(struct rt_context *c);
+rt_long rt_user_mode(struct rt_context *c);
+void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
+		     const char *delim);
 /* "ENOENT" for 2 or -2; "" for a number that is no error code. */
 void rt_errno_str(struct rt_context *c, char *buf, rt_size size, rt_long err);
 

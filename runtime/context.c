@@ -71,8 +71,38 @@ rt_long rt_cpu(struct rt_context *c)
 void rt_probefunc(struct rt_context *c, char *buf, rt_size size)
 {
 	const struct rt_probe *p = rt_cpu_of(c)->probe;
+	struct pt_regs *regs = rt_cpu_of(c)->regs;
 
+	/* A sampled hit is in whatever it interrupted: the kernel function
+	 * there, or "" in user space. */
+	if (p && (p->kind == RT_PROFILE || p->kind == RT_PERF || p->kind == RT_TIMER)) {
+		if (regs && !user_mode(regs))
+			rt_symname(c, buf, size, (rt_long)instruction_pointer(regs));
+		else
+			buf[0] = 0;
+		return;
+	}
 	strscpy(buf, p && p->function ? p->function : p && p->symbol ? p->symbol : "", size);
+}
+
+/* Where the hit is: the instruction a sampled hit (timer, perf)
+ * interrupted, or a kernel function probe's own address. */
+rt_long rt_addr(struct rt_context *c)
+{
+	const struct rt_probe *p = rt_cpu_of(c)->probe;
+	struct pt_regs *regs = rt_cpu_of(c)->regs;
+
+	if (p && p->kind == RT_KPROBE)
+		return rt_probe_addr(p);
+	return p && regs ? (rt_long)instruction_pointer(regs) : 0;
+}
+
+/* Whether the hit interrupted user space (timer.profile, perf). */
+rt_long rt_user_mode(struct rt_context *c)
+{
+	struct pt_regs *regs = rt_cpu_of(c)->regs;
+
+	return regs && user_mode(regs);
 }
 
 void rt_pp(struct rt_context *c, char *buf, rt_size size)
@@ -163,29 +193,58 @@ rt_long rt_stp_pid(struct rt_context *c)
 	return rt_sess.staprun_pid;
 }
 
-void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size)
+/*
+ * Arguments first..last (last < 0: to the end) of the current process's
+ * command line, joined by delim; "" for a kernel thread or arguments that
+ * cannot be read now (the page is not present: no waiting in a probe).
+ */
+void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
+		     const char *delim)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long start, end;
-	rt_size n, i;
+	char chunk[64];
+	rt_size out = 0, dlen = strlen(delim);
+	rt_long arg = 0;
+	bool in_range = first == 0;
 
 	buf[0] = 0;
-	if (!mm || (current->flags & PF_KTHREAD))
+	if (!mm || (current->flags & PF_KTHREAD) || first < 0)
 		return;
 	start = READ_ONCE(mm->arg_start);
 	end = READ_ONCE(mm->arg_end);
-	if (end <= start)
-		return;
-	n = min_t(rt_size, end - start, size - 1);
-	if (copy_from_user_nofault(buf, (const void __user *)start, n)) {
-		buf[0] = 0;
-		return;
+	/* The arguments are NUL-terminated strings one after another. */
+	while (start < end && out + 1 < size) {
+		rt_size n = min_t(rt_size, end - start, sizeof(chunk)), i;
+
+		if (copy_from_user_nofault(chunk, (const void __user *)start, n))
+			break;
+		for (i = 0; i < n && out + 1 < size; i++) {
+			if (chunk[i]) {
+				if (in_range)
+					buf[out++] = chunk[i];
+				continue;
+			}
+			arg++;
+			if (last >= 0 && arg > last) {
+				buf[out] = 0;
+				return;
+			}
+			in_range = arg >= first;
+			/* A delimiter between two arguments in range. */
+			if (in_range && arg > first && start + i + 1 < end) {
+				rt_size k;
+
+				for (k = 0; k < dlen && out + 1 < size; k++)
+					buf[out++] = delim[k];
+			}
+		}
+		start += n;
 	}
-	/* The arguments are NUL-separated; the last NUL ends them. */
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (i = 0; i < n; i++)
-		if (buf[i] == 0)
-			buf[i] = ' ';
-	buf[n] = 0;
+	buf[out] = 0;
+}
+
+void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size)
+{
+	rt_cmdline_args(c, buf, size, 0, -1, " ");
 }

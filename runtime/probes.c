@@ -17,6 +17,7 @@
  */
 #include <asm/irq_regs.h>
 #include <linux/hrtimer.h>
+#include <linux/perf_event.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -36,12 +37,22 @@ struct rt_placed {
 	bool waiting;		/* its module is not loaded: placed when it is */
 	bool ever;		/* it was placed at some time */
 	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
+	unsigned long addr;	/* RT_KPROBE, once placed: where (addr()) */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
 		struct hrtimer timer;
 		struct tracepoint *tp;
+		struct rt_cpu_timer *cpu_timers; /* RT_PROFILE: one per possible CPU */
+		struct perf_event **events;      /* RT_PERF: one per possible CPU */
 	};
+};
+
+/* timer.profile's timer on one CPU, pinned there. */
+struct rt_cpu_timer {
+	struct hrtimer timer;
+	struct rt_placed *pl;
+	bool started;
 };
 
 static struct rt_placed *rt_placed;
@@ -168,6 +179,7 @@ static void rt_place_ftrace_entries(void)
 	rt_nfentries = placed;
 	for (i = 0; i < placed; i++) {
 		rt_fentries[i].pl->via_ftrace = true;
+		rt_fentries[i].pl->addr = rt_fentries[i].ip;
 		rt_fentries[i].pl->registered = true;
 	}
 out:
@@ -343,6 +355,106 @@ static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* timer.profile: on every CPU at each tick, in the interrupted context. */
+static enum hrtimer_restart rt_profile_fn(struct hrtimer *t)
+{
+	struct rt_cpu_timer *ct = container_of(t, struct rt_cpu_timer, timer);
+
+	if (rt_state() != RT_RUNNING)
+		return HRTIMER_NORESTART;
+	rt_run_probe(ct->pl->p, get_irq_regs());
+	hrtimer_forward_now(t, ns_to_ktime(ct->pl->p->period_ns ? ct->pl->p->period_ns : TICK_NSEC));
+	return HRTIMER_RESTART;
+}
+
+/* Run on each CPU (on_each_cpu): start that CPU's timer, pinned to it. */
+static void rt_profile_start_here(void *arg)
+{
+	struct rt_placed *pl = arg;
+	struct rt_cpu_timer *ct = &pl->cpu_timers[smp_processor_id()];
+	const struct rt_probe *p = pl->p;
+
+	ct->pl = pl;
+	rt_hrtimer_setup(&ct->timer, rt_profile_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	hrtimer_start(&ct->timer, ns_to_ktime(p->period_ns ? p->period_ns : TICK_NSEC),
+		      HRTIMER_MODE_REL_PINNED);
+	ct->started = true;
+}
+
+static int rt_place_profile(struct rt_placed *pl)
+{
+	pl->cpu_timers = kcalloc(nr_cpu_ids, sizeof(*pl->cpu_timers), GFP_KERNEL);
+	if (!pl->cpu_timers)
+		return -ENOMEM;
+	/* CPUs that come online later get none (they are not watched). */
+	on_each_cpu(rt_profile_start_here, pl, 1);
+	return 0;
+}
+
+static void rt_remove_profile(struct rt_placed *pl)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (pl->cpu_timers[cpu].started)
+			hrtimer_cancel(&pl->cpu_timers[cpu].timer);
+	kfree(pl->cpu_timers);
+	pl->cpu_timers = NULL;
+}
+
+/* A perf event's counter overflowed on this CPU: one hit, with the
+ * registers where it happened (an NMI for hardware counters). */
+static void rt_perf_fn(struct perf_event *event, struct perf_sample_data *data,
+		       struct pt_regs *regs)
+{
+	struct rt_placed *pl = event->overflow_handler_context;
+
+	rt_run_probe(pl->p, regs);
+}
+
+static void rt_remove_perf(struct rt_placed *pl)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (pl->events[cpu])
+			perf_event_release_kernel(pl->events[cpu]);
+	kfree(pl->events);
+	pl->events = NULL;
+}
+
+/* One counter on each online CPU; any that fails fails the probe. */
+static int rt_place_perf(struct rt_placed *pl)
+{
+	const struct rt_probe *p = pl->p;
+	struct perf_event_attr attr = {
+		.type = (u32)p->perf_type,
+		.size = sizeof(attr),
+		.config = (u64)p->perf_config,
+		.sample_period = (u64)p->perf_sample,
+		.pinned = 1,
+	};
+	unsigned int cpu;
+
+	pl->events = kcalloc(nr_cpu_ids, sizeof(*pl->events), GFP_KERNEL);
+	if (!pl->events)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct perf_event *e = perf_event_create_kernel_counter(&attr, cpu, NULL,
+									rt_perf_fn, pl);
+
+		if (IS_ERR(e)) {
+			cpus_read_unlock();
+			rt_remove_perf(pl);
+			return PTR_ERR(e);
+		}
+		pl->events[cpu] = e;
+	}
+	cpus_read_unlock();
+	return 0;
+}
+
 static int rt_maxactive(const struct rt_probe *p)
 {
 	if (p->maxactive > 0)
@@ -365,7 +477,10 @@ static int rt_place(struct rt_placed *pl)
 		if (rc)
 			return rc;
 		pl->kp.pre_handler = rt_kprobe_pre;
-		return register_kprobe(&pl->kp);
+		rc = register_kprobe(&pl->kp);
+		if (rc == 0)
+			pl->addr = (unsigned long)pl->kp.addr;
+		return rc;
 	case RT_KRETPROBE:
 		rc = rt_locate(pl, &pl->krp.kp);
 		if (rc)
@@ -383,12 +498,25 @@ static int rt_place(struct rt_placed *pl)
 		return 0;
 	case RT_TRACEPOINT:
 		return rt_place_tracepoint(pl);
+	case RT_PROFILE:
+		return rt_place_profile(pl);
+	case RT_PERF:
+		return rt_place_perf(pl);
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
 		break;
 	}
 	return 0;
+}
+
+rt_long rt_probe_addr(const struct rt_probe *p)
+{
+	long i = p - rt_script.probes;
+
+	if (!rt_placed || i < 0 || i >= rt_script.nprobes)
+		return 0;
+	return (rt_long)rt_placed[i].addr;
 }
 
 static const char *rt_errno_text(int rc)
@@ -478,9 +606,17 @@ int rt_probes_start(void)
 				   pl->p->symbol, rt_errno_text(rc), rc);
 			continue;
 		}
-		rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
-			   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
-			   rt_errno_text(rc), rc);
+		if (pl->p->kind == RT_PERF)
+			/* A virtual machine, or a CPU without that counter. */
+			rt_message("error", "cannot place probe %s: %s (%d)", pl->p->pp,
+				   rc == -ENOENT || rc == -EOPNOTSUPP || rc == -EINVAL
+					   ? "this CPU or kernel does not offer that perf counter"
+					   : rt_errno_text(rc),
+				   rc);
+		else
+			rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
+				   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
+				   rt_errno_text(rc), rc);
 		rt_request_stop(1);
 		err = -EIO;
 		break;
@@ -725,6 +861,12 @@ void rt_probes_stop(void)
 		case RT_TRACEPOINT:
 			tracepoint_probe_unregister(pl->tp, (void *)rt_tp_hit, pl);
 			ntp++;
+			break;
+		case RT_PROFILE:
+			rt_remove_profile(pl);
+			break;
+		case RT_PERF:
+			rt_remove_perf(pl);
 			break;
 		case RT_BEGIN:
 		case RT_END:

@@ -122,6 +122,9 @@ void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */
 void rt_transport_show(struct seq_file *m);
 
+/* probes.c: where kernel function probe p is placed (0: not placed). */
+rt_long rt_probe_addr(const struct rt_probe *p);
+
 /* maps.c */
 struct rt_stat;
 struct rt_map *rt_map_new(const struct rt_map_desc *d);

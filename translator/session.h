@@ -37,7 +37,11 @@ enum limit_id {
 	NLIMITS
 };
 
-enum probe_kind { PK_BEGIN, PK_END, PK_ERROR, PK_TIMER, PK_KPROBE, PK_KRETPROBE, PK_TRACEPOINT };
+enum probe_kind {
+	PK_BEGIN, PK_END, PK_ERROR, PK_TIMER, PK_KPROBE, PK_KRETPROBE, PK_TRACEPOINT,
+	PK_PROFILE, /* timer.profile: every CPU, every tick */
+	PK_PERF,    /* perf.*: a perf counter's overflow on every CPU */
+};
 
 /*
  * One probe body; several probe points may share it. Through aliases, the
@@ -127,6 +131,7 @@ struct probe {
 	uint64_t text_offset;    /* PK_KPROBE: the function's offset from _text; 0: place by name */
 	long long period_ns;     /* PK_TIMER */
 	long long spread_ns;     /* PK_TIMER: each period is period_ns plus -spread_ns to spread_ns */
+	long long perf_type, perf_config, perf_sample; /* PK_PERF: the event, events per hit */
 	long long priority;      /* PK_BEGIN, PK_END, PK_ERROR: lower runs first */
 	bool optional;
 	bool from_wildcard;      /* one of a wildcard's matches: if the kernel refuses it, warn */

@@ -263,6 +263,18 @@ char *cg_builtin(struct cg *g, struct node *n)
 		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
 		return res;
 	}
+	case B_CMDLINE_ARGS:
+	case B_CMDLINE_ARG: {
+		char *first = cg_expr(g, n->list);
+		char *last = b->id == B_CMDLINE_ARGS ? cg_expr(g, n->list->next) : xstrdup(first);
+		char *delim = b->id == B_CMDLINE_ARGS ? cg_expr(g, n->list->next->next) : xstrdup("\"\"");
+		res = new_string_temp(g);
+		emit(g, "rt_cmdline_args(c, %s, %lld, %s, %s, %s);", res, g->maxstr, first, last, delim);
+		free(first);
+		free(last);
+		free(delim);
+		return res;
+	}
 	case B_ERRNO_STR:
 	case B_SYMNAME:
 	case B_SYMDATA: {
@@ -289,6 +301,10 @@ char *cg_builtin(struct cg *g, struct node *n)
 		return xstrdup("rt_is_return(c)");
 	case B_STP_PID:
 		return xstrdup("rt_stp_pid(c)");
+	case B_ADDR:
+		return xstrdup("rt_addr(c)");
+	case B_USER_MODE:
+		return xstrdup("rt_user_mode(c)");
 	case B_TZ_GMTOFF:
 	case B_TZ_NAME: {
 		/* The translating machine's zone, as SystemTap takes it. */

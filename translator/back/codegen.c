@@ -1405,6 +1405,10 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_KRETPROBE";
 	case PK_TRACEPOINT:
 		return "RT_TRACEPOINT";
+	case PK_PROFILE:
+		return "RT_PROFILE";
+	case PK_PERF:
+		return "RT_PERF";
 	}
 	return "RT_BEGIN";
 }
@@ -1562,11 +1566,13 @@ char *cg_translate(struct session *s)
 			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .function = %s, .module = %s, "
 			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
+			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
 			  ".maxactive = %lld },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
-			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, h->index,
+			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
+			  p->perf_config, p->perf_sample, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive);
 		free(pp);

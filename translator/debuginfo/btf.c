@@ -37,6 +37,9 @@ struct btf_source {
 	size_t nfuncs;
 	__u32 first_id;         /* its own types' first id (a module's follow the kernel's) */
 	struct btf_source *base; /* a module's: the kernel's, which makes the types below first_id */
+	/* btf_find_type's answers by name: each libbpf lookup scans every type,
+	 * and the syscall tapset casts to struct pt_regs in hundreds of probes */
+	struct ptrvec cast_names, cast_types;
 };
 
 static int func_cmp(const void *a, const void *b)
@@ -142,6 +145,10 @@ void btf_close(struct btf_source *b)
 	btf__free(b->btf);
 	free(b->types);
 	free(b->funcs);
+	for (size_t i = 0; i < b->cast_names.n; i++)
+		free(b->cast_names.v[i]);
+	pv_free(&b->cast_names);
+	pv_free(&b->cast_types);
 	free(b);
 }
 
@@ -463,7 +470,22 @@ struct probe_site *btf_typedef_site(struct btf_source *b, const char *name)
 	return proto_site(b, btf__type_by_id(b->btf, ptr->type), name, id);
 }
 
+static struct ctype *find_type(struct btf_source *b, const char *name, char **why);
+
 struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why)
+{
+	for (size_t i = 0; i < b->cast_names.n; i++)
+		if (!strcmp(b->cast_names.v[i], name))
+			return b->cast_types.v[i];
+	struct ctype *t = find_type(b, name, why);
+	if (t) {
+		pv_push(&b->cast_names, xstrdup(name));
+		pv_push(&b->cast_types, t);
+	}
+	return t;
+}
+
+static struct ctype *find_type(struct btf_source *b, const char *name, char **why)
 {
 	static const struct {
 		const char *prefix;

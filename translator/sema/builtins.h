@@ -56,6 +56,10 @@
 	X(B_IS_RETURN, "is_return", "l:", true, "Whether the probe that fired is a return probe.") \
 	X(B_STP_PID, "stp_pid", "l:", false, "The process id of the staprun running the script.") \
 	X(B_CMDLINE_STR, "cmdline_str", "s:", true, "The current process's command line, its arguments separated by spaces.") \
+	X(B_CMDLINE_ARGS, "cmdline_args", "s:lls", true, "Arguments N to M (-1: the last) of the current process's command line, separated by DELIM.") \
+	X(B_CMDLINE_ARG, "cmdline_arg", "s:l", true, "Argument N of the current process's command line (0: the program).") \
+	X(B_ADDR, "addr", "l:", true, "Where the hit is: a kernel function probe's address, or the instruction timer.profile or perf interrupted.") \
+	X(B_USER_MODE, "user_mode", "l:", true, "Whether timer.profile or perf interrupted user space (else the kernel).") \
 	X(B_ERRNO_STR, "errno_str", "s:l", false, "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
 	X(B_TZ_GMTOFF, "tz_gmtoff", "l:", false, "The translating machine's time zone offset, in seconds west of UTC.") \
 	X(B_TZ_NAME, "tz_name", "s:", false, "The translating machine's time zone name.") \

@@ -249,6 +249,10 @@ static const char *kind_text(enum probe_kind k)
 		return "kretprobe";
 	case PK_TRACEPOINT:
 		return "tracepoint";
+	case PK_PROFILE:
+		return "timer on every CPU";
+	case PK_PERF:
+		return "perf counter on every CPU";
 	}
 	return "?";
 }
@@ -309,6 +313,9 @@ void sema_print(const struct session *s, FILE *f)
 			fprintf(f, " (build-id %s)", p->site->build_id);
 		if (p->kind == PK_TIMER)
 			fprintf(f, " every %lld ns", p->period_ns);
+		if (p->kind == PK_PERF)
+			fprintf(f, " type %lld config %lld every %lld events", p->perf_type,
+				p->perf_config, p->perf_sample);
 		if (p->kind == PK_TIMER && p->spread_ns)
 			fprintf(f, " +- %lld ns", p->spread_ns);
 		fprintf(f, ", handler %d */\n", p->handler->index);

@@ -28,7 +28,8 @@
 static const char *const known_shapes[] = {
 	"begin", "end", "error", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
 	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "timer.jiffies", "timer.ms.randomize",
-	"timer.s.randomize", "timer.jiffies.randomize", "kernel.function",
+	"timer.s.randomize", "timer.jiffies.randomize", "timer.profile", "perf.hw", "perf.sw",
+	"perf.type.config", "perf.type.config.sample", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return", "module.function", "module.function.call",
 	"module.function.return", "module.function.inline", "module.statement", "kernel.trace",
@@ -38,7 +39,8 @@ static const char *const known_shapes[] = {
 static const char *const families[] = {
 	"begin[(N)]", "end[(N)]", "error[(N)]", "never", "timer.ns/us/ms/s(N)[.randomize(M)]",
 	"timer.nsec/usec/msec/sec(N)[.randomize(M)]", "timer.jiffies(N)[.randomize(M)]",
-	"timer.hz(N)",
+	"timer.hz(N)", "timer.profile",
+	"perf.hw.NAME[.sample(N)]", "perf.sw.NAME[.sample(N)]", "perf.type(T).config(C)[.sample(N)]",
 	"kernel.function(\"name\")[.call|.return[.maxactive(N)]]",
 	"kprobe.function(\"name\")[.return]",
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
@@ -48,10 +50,9 @@ static const char *const families[] = {
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "process", "syscall", "nd_syscall",
-					      "perf", "procfs", "netfilter", "tp_syscall",
+static const char *const later_families[] = { "process", "procfs", "netfilter", "tp_syscall",
 					      "kprobe.module", "kernel.data", "java", "python2",
-					      "python3", "timer.profile" };
+					      "python3" };
 
 struct comp {
 	const char *name;
@@ -330,6 +331,103 @@ static void timer(struct pp_ctx *c)
 		return;
 	}
 	unknown_shape(c);
+}
+
+/* timer.profile: on every CPU at each of the kernel's ticks, in the
+ * context the tick interrupted (a process, or the kernel). */
+static void timer_profile(struct pp_ctx *c)
+{
+	if (c->comps[1].arg) {
+		diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+			   "timer.profile takes no argument: it fires at every tick (HZ)");
+		diag_hint("for another rate on one CPU: timer.hz(N)");
+		return;
+	}
+	add_probe(c, PK_PROFILE, NULL, 0);
+}
+
+/* The kernel's generic perf events (perf_event_attr's type and config),
+ * under the names SystemTap gives them. */
+static const struct {
+	const char *name;
+	int type; /* 0 hardware, 1 software */
+	int config;
+} perf_events[] = {
+	{ "cpu_cycles", 0, 0 },          { "cycles", 0, 0 },
+	{ "instructions", 0, 1 },        { "cache_references", 0, 2 },
+	{ "cache_misses", 0, 3 },        { "branch_instructions", 0, 4 },
+	{ "branches", 0, 4 },            { "branch_misses", 0, 5 },
+	{ "bus_cycles", 0, 6 },          { "stalled_cycles_frontend", 0, 7 },
+	{ "stalled_cycles_backend", 0, 8 }, { "ref_cpu_cycles", 0, 9 },
+	{ "cpu_clock", 1, 0 },           { "task_clock", 1, 1 },
+	{ "page_faults", 1, 2 },         { "context_switches", 1, 3 },
+	{ "cpu_migrations", 1, 4 },      { "page_faults_min", 1, 5 },
+	{ "page_faults_maj", 1, 6 },     { "alignment_faults", 1, 7 },
+	{ "emulation_faults", 1, 8 },
+};
+
+/*
+ * perf.hw.NAME, perf.sw.NAME and perf.type(T).config(C), each with an
+ * optional .sample(N): a counter on every CPU, and a hit every N events
+ * (1000000 by default, as in SystemTap), with the registers where the Nth
+ * happened. Whether the CPU has the counter is known only when the
+ * module starts: a guest under emulation has no hardware ones.
+ */
+static void perf_point(struct pp_ctx *c)
+{
+	long long type = -1, config = -1, sample = 1000000;
+	int next;
+	if (c->n >= 3 && (comp_is(c, 1, "hw") || comp_is(c, 1, "sw"))) {
+		int want = comp_is(c, 1, "hw") ? 0 : 1;
+		struct suggest sg;
+		suggest_init(&sg, c->comps[2].name);
+		for (size_t i = 0; i < ARRAY_SIZE(perf_events) && type < 0; i++) {
+			if (perf_events[i].type != want)
+				continue;
+			suggest_offer(&sg, perf_events[i].name);
+			if (!strcmp(perf_events[i].name, c->comps[2].name)) {
+				type = perf_events[i].type;
+				config = perf_events[i].config;
+			}
+		}
+		if (type < 0) {
+			diag_error(c->comps[2].loc, D_UNKNOWN_PROBE, "no perf event perf.%s.%s",
+				   c->comps[1].name, c->comps[2].name);
+			suggest_hint(&sg, NULL);
+			return;
+		}
+		next = 3;
+	} else if (c->n >= 3 && comp_is(c, 1, "type") && comp_is(c, 2, "config")) {
+		if (!want_number(c, 1, true, &type) || !want_number(c, 2, true, &config))
+			return;
+		if (type < 0 || type > 0xffffffffLL) {
+			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+				   "perf.type(%lld): a perf event type is 0 to 4294967295", type);
+			return;
+		}
+		next = 3;
+	} else {
+		unknown_shape(c);
+		return;
+	}
+	if (next < c->n && comp_is(c, next, "sample")) {
+		if (!want_number(c, next, true, &sample))
+			return;
+		if (sample <= 0) {
+			diag_error(c->comps[next].arg->loc, D_BAD_PROBE_ARG,
+				   "sample(%lld): a hit every N events needs N > 0", sample);
+			return;
+		}
+		next++;
+	}
+	if (next != c->n) {
+		unknown_shape(c);
+		return;
+	}
+	struct probe *p = add_probe(c, PK_PERF, NULL, 0);
+	p->perf_type = type;
+	p->perf_config = config;
+	p->perf_sample = sample;
 }
 
 static void unknown_kernel_function(const struct kernel *k, const char *name, struct loc loc)
@@ -1373,8 +1471,12 @@ int probe_point_resolve(struct session *s, struct point *pt)
 	else if (c.n == 1 && comp_is(&c, 0, "never"))
 		/* A probe that never fires: its body is still checked. */
 		pt->handler(pt->arg, false);
+	else if (c.n == 2 && comp_is(&c, 0, "timer") && comp_is(&c, 1, "profile"))
+		timer_profile(&c);
 	else if (comp_is(&c, 0, "timer"))
 		timer(&c);
+	else if (comp_is(&c, 0, "perf"))
+		perf_point(&c);
 	else if ((comp_is(&c, 0, "kernel") || comp_is(&c, 0, "kprobe")) && comp_is(&c, 1, "function"))
 		kernel_function_point(&c);
 	else if (comp_is(&c, 0, "kernel") && comp_is(&c, 1, "statement"))
