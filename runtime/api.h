@@ -333,6 +333,9 @@ rt_long rt_stp_pid(struct rt_context *c);
 void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size);
 rt_long rt_addr(struct rt_context *c);
 rt_long rt_user_mode(struct rt_context *c);
+rt_long rt_uaddr(struct rt_context *c);
+rt_long rt_get_cycles(struct rt_context *c);
+rt_long rt_pid2task(struct rt_context *c, rt_long pid);
 void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
 		     const char *delim);
 /* "ENOENT" for 2 or -2; "" for a number that is no error code. */

@@ -11,6 +11,9 @@
 #include <linux/uaccess.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
+#include <linux/pid.h>
+#include <linux/timex.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -95,6 +98,35 @@ rt_long rt_addr(struct rt_context *c)
 	if (p && p->kind == RT_KPROBE)
 		return rt_probe_addr(p);
 	return p && regs ? (rt_long)instruction_pointer(regs) : 0;
+}
+
+rt_long rt_uaddr(struct rt_context *c)
+{
+	struct pt_regs *regs = rt_cpu_of(c)->regs;
+
+	if (regs && user_mode(regs))
+		return (rt_long)instruction_pointer(regs);
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	return (rt_long)instruction_pointer(task_pt_regs(current));
+}
+
+rt_long rt_get_cycles(struct rt_context *c)
+{
+	return (rt_long)get_cycles();
+}
+
+/* The task is not held: a script may read it (fault-safe) while it lives. */
+rt_long rt_pid2task(struct rt_context *c, rt_long pid)
+{
+	struct task_struct *t;
+
+	if (pid <= 0 || pid > INT_MAX)
+		return 0;
+	rcu_read_lock();
+	t = pid_task(find_vpid((pid_t)pid), PIDTYPE_PID);
+	rcu_read_unlock();
+	return (rt_long)(unsigned long)t;
 }
 
 /* Whether the hit interrupted user space (timer.profile, perf). */

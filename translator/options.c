@@ -71,6 +71,8 @@ static void usage(FILE *f)
 		"  --dump-functions  list every function scripts can call (with -v, what each\n"
 		"                does) and exit\n"
 		"  --dump-probe-aliases  list the tapset library's probe aliases and exit\n"
+		"  --all-modules accepted for SystemTap's scripts: symbols and call chains\n"
+		"                always name every loaded module's functions\n"
 		"  -h, --help    this text\n"
 		"  -V, --version the version\n");
 }
@@ -140,7 +142,7 @@ static bool valid_module_name(const char *name)
 void options_parse(struct session *s, int argc, char **argv)
 {
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
-	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES };
+	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -153,6 +155,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "probe-cache", optional_argument, NULL, OPT_PROBE_CACHE },
 		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
+		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -232,6 +235,10 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_VM:
 			s->vm = true;
+			break;
+		case OPT_ALL_MODULES:
+			/* The runtime symbolizes through the kernel's kallsyms, which
+			 * holds every loaded module's symbols already. */
 			break;
 		case OPT_VM_TIMEOUT:
 			s->vm_timeout = (int)parse_number(optarg, "--vm-timeout");

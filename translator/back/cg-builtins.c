@@ -305,6 +305,16 @@ char *cg_builtin(struct cg *g, struct node *n)
 		return xstrdup("rt_addr(c)");
 	case B_USER_MODE:
 		return xstrdup("rt_user_mode(c)");
+	case B_UADDR:
+		return xstrdup("rt_uaddr(c)");
+	case B_GET_CYCLES:
+		return xstrdup("rt_get_cycles(c)");
+	case B_PID2TASK: {
+		char *pid = cg_expr(g, n->list);
+		res = xasprintf("rt_pid2task(c, %s)", pid);
+		free(pid);
+		return res;
+	}
 	case B_TZ_GMTOFF:
 	case B_TZ_NAME: {
 		/* The translating machine's zone, as SystemTap takes it. */

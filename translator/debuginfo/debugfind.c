@@ -197,6 +197,14 @@ const struct debug_file *debugfind(const struct debug_index *ix, const char *mod
 	return f ? *f : NULL;
 }
 
+const struct debug_file *debugfind_next(const struct debug_index *ix, const struct debug_file *f)
+{
+	for (size_t i = (size_t)(f - ix->files) + 1; i < ix->n; i++)
+		if (!strcmp(ix->files[i].module, f->module))
+			return &ix->files[i];
+	return NULL;
+}
+
 struct debug_index *debugfind_index(const char *release, const struct ptrvec *dirs,
 				    const char *archive, bool verbose)
 {

@@ -43,6 +43,9 @@ struct debug_index {
 struct debug_index *debugfind_index(const char *release, const struct ptrvec *dirs,
 				    const char *archive, bool verbose);
 const struct debug_file *debugfind(const struct debug_index *ix, const char *module);
+/* The next place after f (in the same order) that has f's module, or NULL:
+ * where to look when f would not do. */
+const struct debug_file *debugfind_next(const struct debug_index *ix, const struct debug_file *f);
 /* A module name as the kernel writes it, from a file or member name. */
 char *debugfind_module_name(const char *file);
 /* The installed module's file (from modules.dep), or NULL. */

@@ -450,18 +450,27 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 	bool ok = false;
 	if (module_file && debugfind_has_dwarf(module_file)) {
 		ok = attach(o, &own);
-	} else if (f) {
-		ok = attach(o, f);
-		if (ok && want && o->build_id && strcmp(want, o->build_id)) {
-			fprintf(stderr,
-				"stap: warning: skipping %s: its build-id %s is not the build-id %s of "
-				"the module %s\n",
-				o->file, o->build_id, want, installed);
-			pv_push(&d->ix->looked, xasprintf("%s (stale: build-id %s, the module has %s)",
-							  o->file, o->build_id, want));
-			ok = false;
-			o->why = xasprintf("its build-id %s differs from the module's %s (%s)",
-					   o->build_id, want, installed);
+	} else {
+		/* Each place that has it, in order, until one will do: an archive
+		 * may hold a stripped kernel where a loose vmlinux has DWARF. */
+		for (; f && !ok; f = debugfind_next(d->ix, f)) {
+			free(o->why);
+			o->why = NULL;
+			ok = attach(o, f);
+			if (ok && want && o->build_id && strcmp(want, o->build_id)) {
+				fprintf(stderr,
+					"stap: warning: skipping %s: its build-id %s is not the build-id "
+					"%s of the module %s\n",
+					o->file, o->build_id, want, installed);
+				pv_push(&d->ix->looked,
+					xasprintf("%s (stale: build-id %s, the module has %s)", o->file,
+						  o->build_id, want));
+				ok = false;
+				o->why = xasprintf("its build-id %s differs from the module's %s (%s)",
+						   o->build_id, want, installed);
+			} else if (!ok) {
+				pv_push(&d->ix->looked, xasprintf("%s (%s)", o->file, o->why));
+			}
 		}
 	}
 	/* The build-id link a -dbg package installs: .build-id/ab/cdef....debug */

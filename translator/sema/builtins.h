@@ -60,6 +60,9 @@
 	X(B_CMDLINE_ARG, "cmdline_arg", "s:l", true, "Argument N of the current process's command line (0: the program).") \
 	X(B_ADDR, "addr", "l:", true, "Where the hit is: a kernel function probe's address, or the instruction timer.profile or perf interrupted.") \
 	X(B_USER_MODE, "user_mode", "l:", true, "Whether timer.profile or perf interrupted user space (else the kernel).") \
+	X(B_UADDR, "uaddr", "l:", true, "The user-space address the current process would return to (its saved instruction pointer), 0 in a kernel thread.") \
+	X(B_GET_CYCLES, "get_cycles", "l:", false, "The CPU's cycle counter (its time-stamp counter on x86-64).") \
+	X(B_PID2TASK, "pid2task", "l:l", false, "The struct task_struct of process PID (0 if there is none), for the task_*() functions.") \
 	X(B_ERRNO_STR, "errno_str", "s:l", false, "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
 	X(B_TZ_GMTOFF, "tz_gmtoff", "l:", false, "The translating machine's time zone offset, in seconds west of UTC.") \
 	X(B_TZ_NAME, "tz_name", "s:", false, "The translating machine's time zone name.") \

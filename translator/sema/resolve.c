@@ -417,6 +417,18 @@ static void walk_call(struct resolver *r, struct node *n)
 		return;
 	}
 	n->builtin = builtin_find(n->name);
+	/* SystemTap's readers take an optional fallback for memory that cannot
+	 * be read: the same as their "2" forms. */
+	static const struct {
+		const char *name, *with_fallback;
+		int nargs;
+	} fallbacks[] = { { "user_string", "user_string2", 2 },
+			  { "kernel_string", "kernel_string2", 2 },
+			  { "user_string_n", "user_string_n2", 3 } };
+	for (size_t i = 0; n->builtin && i < ARRAY_SIZE(fallbacks); i++)
+		if (!strcmp(n->name, fallbacks[i].name) &&
+		    ast_list_len(n->list) == fallbacks[i].nargs)
+			n->builtin = builtin_find(fallbacks[i].with_fallback);
 	if (!n->builtin)
 		unknown_function(r, n);
 }

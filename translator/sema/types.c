@@ -438,12 +438,13 @@ static enum type check_entry(struct checker *c, struct node *n)
 	c->in_entry = true;
 	enum type t = check_expr(c, n->lhs, T_UNKNOWN);
 	c->in_entry = false;
-	if (!c->h || !c->h->site || !c->h->is_return) {
+	/* A return probe's handler: through debug information (its site), or
+	 * one every probe of which is a return probe (kprobe.function().return). */
+	if (!c->h || !(c->h->site ? c->h->is_return : all_points_return(c, c->h))) {
 		if (c->report) {
 			diag_error(n->loc, D_TARGET_VARIABLE,
-				   "@entry(...) is only available in a '.return' probe with debug "
-				   "information");
-			diag_hint("module(\"M\").function(\"F\").return { ... @entry($arg) ... }");
+				   "@entry(...) is only available in a '.return' probe");
+			diag_hint("kernel.function(\"F\").return { ... @entry($arg) ... }");
 		}
 		return t == T_STRING ? T_STRING : T_LONG;
 	}
@@ -569,6 +570,7 @@ static void check_format(struct checker *c, struct node *call)
 
 /* --- calls --- */
 
+static enum type check_binary(struct checker *c, struct node *n);
 static enum type check_builtin(struct checker *c, struct node *n, enum type want)
 {
 	const struct builtin *b = n->builtin;
@@ -613,6 +615,32 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		for (struct node *a = n->list; a; a = a->next)
 			check_value(c, a, true, b->name);
 		return builtin_result(b);
+	case B_KERNEL_STRING:
+	case B_KERNEL_STRING2:
+	case B_KERNEL_STRING_N: {
+		/* SystemTap's scripts read a char array as kernel_string($p->comm),
+		 * where the array stands for its address: so it does here. */
+		struct node *a = n->list;
+		if ((a->kind == N_TARGET || a->kind == N_CAST || a->kind == N_ATVAR) && !a->addr_of &&
+		    !a->pretty && c->h && check_expr(c, a, T_UNKNOWN) == T_STRING) {
+			a->addr_of = true;
+			a->access = NULL;
+		} else if (b->id != B_KERNEL_STRING_N && a->kind != N_TARGET && a->kind != N_CAST &&
+			   a->kind != N_ATVAR && check_expr(c, a, T_UNKNOWN) == T_STRING) {
+			/* A char array read into a string already (namep =
+			 * $tty->name): the string itself, as "" . a. */
+			struct node *empty = ast_new(N_STR, n->loc);
+			empty->str = xstrdup("");
+			n->kind = N_BINARY;
+			n->op = OP_CONCAT;
+			n->lhs = a;
+			n->rhs = empty;
+			n->list = NULL;
+			n->builtin = NULL;
+			return check_binary(c, n);
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -830,6 +858,17 @@ static enum type check_binary(struct checker *c, struct node *n)
 				   type_words(lt), type_words(rt));
 		}
 		n->lhs->type = lt;
+		break;
+	}
+	case OP_AND:
+	case OP_OR: {
+		/* SystemTap's "count && ++n == count && exit()": an action with no
+		 * value, run for its effect, may end the chain (it counts as 0). */
+		check_operand(c, n->lhs, T_LONG, context);
+		int before = diag_errors();
+		enum type rt = check_expr(c, n->rhs, T_LONG);
+		if (rt != T_VOID && !reported_since(c, before))
+			expect(c, n->rhs, rt, T_LONG, context);
 		break;
 	}
 	default:
