@@ -216,6 +216,14 @@ void pv_free_all(struct ptrvec *pv)
 	pv_free(pv);
 }
 
+bool pv_has_string(const struct ptrvec *pv, const char *s)
+{
+	for (size_t i = 0; i < pv->n; i++)
+		if (!strcmp(pv->v[i], s))
+			return true;
+	return false;
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -55,6 +55,8 @@ void pv_push(struct ptrvec *pv, void *p);
 void pv_free(struct ptrvec *pv);
 /* Free every element, then the vector. */
 void pv_free_all(struct ptrvec *pv);
+/* Does the vector (of strings) hold one equal to s? */
+bool pv_has_string(const struct ptrvec *pv, const char *s);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure. */
 char *read_file(const char *path, size_t *len);

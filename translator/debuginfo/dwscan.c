@@ -267,6 +267,17 @@ static bool read_entry(struct cursor *c, const struct unit *u, uint64_t code, st
 	return c->ok;
 }
 
+/* To e's DW_AT_sibling: only forward, and inside the unit, so that
+ * damaged bytes cannot make the scan loop or leave the unit. */
+static bool to_sibling(struct cursor *c, const struct unit *u, const struct entry *e)
+{
+	const unsigned char *next = u->start + e->sibling;
+	if (e->sibling >= (uint64_t)(u->end - u->start) || next <= c->p)
+		return false;
+	c->p = next;
+	return true;
+}
+
 /* Past the children of an entry that has no DW_AT_sibling. */
 static bool skip_children(struct cursor *c, const struct unit *u)
 {
@@ -283,14 +294,10 @@ static bool skip_children(struct cursor *c, const struct unit *u)
 			return false;
 		if (!e.a->children)
 			continue;
-		if (e.has_sibling) {
-			const unsigned char *next = u->start + e.sibling;
-			if (e.sibling >= (uint64_t)(u->end - u->start) || next <= c->p)
-				return false;
-			c->p = next;
-		} else {
+		if (!e.has_sibling)
 			depth++;
-		}
+		else if (!to_sibling(c, u, &e))
+			return false;
 	}
 	return true;
 }
@@ -362,14 +369,8 @@ static bool scan(struct unit *u, struct cursor *c, dwscan_fn *fn, void *ctx)
 		}
 		if (!e.a->children)
 			continue;
-		if (e.has_sibling) {
-			const unsigned char *next = u->start + e.sibling;
-			if (e.sibling >= (uint64_t)(u->end - u->start) || next <= c->p)
-				return false;
-			c->p = next;
-		} else if (!skip_children(c, u)) {
+		if (!(e.has_sibling ? to_sibling(c, u, &e) : skip_children(c, u)))
 			return false;
-		}
 	}
 }
 

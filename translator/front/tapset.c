@@ -436,18 +436,10 @@ static bool may_name_alias(const struct node *pp, const char *alias)
 	return ok;
 }
 
-static bool has_name(const struct ptrvec *v, const char *name)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->v[i], name))
-			return true;
-	return false;
-}
-
 static bool file_wanted(const struct tapset_file *tf, const struct wanted *w)
 {
 	for (size_t i = 0; i < w->names.n; i++)
-		if (has_name(&tf->functions, w->names.v[i]) || has_name(&tf->globals, w->names.v[i]))
+		if (pv_has_string(&tf->functions, w->names.v[i]) || pv_has_string(&tf->globals, w->names.v[i]))
 			return true;
 	for (size_t i = 0; i < w->points.n; i++)
 		for (size_t k = 0; k < tf->aliases.n; k++)

@@ -33,14 +33,6 @@ static bool has(const struct ptrvec *v, const void *p)
 	return false;
 }
 
-static bool has_name(const struct ptrvec *v, const char *name)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->v[i], name))
-			return true;
-	return false;
-}
-
 static bool builtin_pure(const struct builtin *b)
 {
 	switch (b->id) {
@@ -148,7 +140,7 @@ static void collect_reads(struct node *n, void *ctx)
 		collect_reads(n->lhs->rhs, e);
 		return;
 	}
-	if (n->kind == N_VAR && !has_name(&e->read, n->name))
+	if (n->kind == N_VAR && !pv_has_string(&e->read, n->name))
 		pv_push(&e->read, (void *)n->name);
 	ast_for_children(n, collect_reads, e);
 }
@@ -161,7 +153,7 @@ static bool drop(struct elider *e, struct node *n)
 	if (!n)
 		return false;
 	if (plain_store(e, n, &var)) {
-		if (has_name(&e->read, var->name) || !pure(e, n->lhs->rhs, NULL))
+		if (pv_has_string(&e->read, var->name) || !pure(e, n->lhs->rhs, NULL))
 			return false;
 		n->kind = N_EMPTY;
 		n->lhs = NULL;
