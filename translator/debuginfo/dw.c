@@ -1787,25 +1787,28 @@ struct stmt_walk {
 	struct ptrvec *sites;
 	size_t *left_out;
 	int found;
-	struct ptrvec done; /* functions placed (DIE offsets) */
+	struct ptrvec done; /* lines of functions placed (DIE offset ^ line << 40) */
 };
 
 static bool is_the_line(int lineno, void *ctx)
 {
-	return lineno == ((struct stmt_walk *)ctx)->q->line;
+	const struct dw_query *q = ((struct stmt_walk *)ctx)->q;
+	return lineno >= q->line && lineno <= (q->line_last ? q->line_last : q->line);
 }
 
 /* A line may be split into several blocks of code: the probe goes at the
- * first address of each function's first block. */
+ * first address of each function's first block of it (a range: of each
+ * line). */
 static void add_statement_site(struct stmt_line *l, void *ctx)
 {
 	struct stmt_walk *w = ctx;
 	struct dw_obj *o = w->o;
 	Dwarf_Off key = dwarf_dieoffset(&l->func);
+	uintptr_t done = (uintptr_t)key ^ ((uintptr_t)(unsigned)l->lineno << 40);
 	for (size_t k = 0; k < w->done.n; k++)
-		if ((uintptr_t)w->done.v[k] == (uintptr_t)key)
+		if ((uintptr_t)w->done.v[k] == done)
 			return;
-	pv_push(&w->done, (void *)(uintptr_t)key);
+	pv_push(&w->done, (void *)done);
 	struct probe_site *s = xcalloc(1, sizeof *s);
 	Dwarf_Addr entry;
 	if (o->is_kernel) {

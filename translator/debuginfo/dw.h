@@ -24,6 +24,7 @@ struct dw_query {
 	const char *function;
 	const char *file;
 	int line;
+	int line_last; /* statements: the last line of a range from line (0: line alone) */
 };
 
 /*

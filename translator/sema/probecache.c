@@ -81,9 +81,11 @@ bool probe_cache_query(struct session *s, struct handler *h, const char *object,
 	bool with_vars = t.texts.n || s->list == 2;
 	struct strbuf k;
 	sb_init(&k);
-	sb_printf(&k, "tapline %s\nobject %s\nquery %s\nfunction %s\nfile %s\nline %d\nvars %d\n",
-		  TAPLINE_VERSION, object, query, q->function, q->file ? q->file : "",
-		  q->line, with_vars);
+	sb_printf(&k, "tapline %s\nobject %s\nquery %s\nfunction %s\nfile %s\nline %d\n",
+		  TAPLINE_VERSION, object, query, q->function, q->file ? q->file : "", q->line);
+	if (q->line_last)
+		sb_printf(&k, "last line %d\n", q->line_last);
+	sb_printf(&k, "vars %d\n", with_vars);
 	for (size_t i = 0; i < t.texts.n; i++)
 		if (!i || strcmp(t.texts.v[i], t.texts.v[i - 1]))
 			sb_printf(&k, "reads %s\n", (char *)t.texts.v[i]);

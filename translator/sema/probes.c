@@ -10,6 +10,7 @@
  * an optional point that matches nothing is dropped quietly.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -627,7 +628,8 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 }
 
 static struct dw *debuginfo(struct session *s);
-static bool split_function_spec(const char *spec, char **func, char **file, int *line);
+static bool split_function_spec(const char *spec, char **func, char **file, int *line,
+				int *line_last);
 
 static void find_return(struct node *n, void *found)
 {
@@ -743,8 +745,11 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 		return false;
 	char *func, *file;
 	struct dw_query q = { 0 };
-	if (!split_function_spec(spec, &func, &file, &q.line)) {
+	if (!split_function_spec(spec, &func, &file, &q.line, &q.line_last) || q.line_last) {
 		diag_error(loc, D_BAD_PROBE_ARG, "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE", spec);
+		if (q.line_last)
+			diag_hint("a range of lines is for statement probes: kernel.statement(\"%s\")",
+				  spec);
 		free(func);
 		free(file);
 		return true;
@@ -884,10 +889,11 @@ static void kernel_statement_point(struct pp_ctx *c)
 	}
 	char *func, *file;
 	struct dw_query q = { 0 };
-	if (!split_function_spec(sc->arg->str, &func, &file, &q.line) || !file || !q.line) {
+	if (!split_function_spec(sc->arg->str, &func, &file, &q.line, &q.line_last) || !file ||
+	    !q.line) {
 		diag_error(sc->arg->loc, D_BAD_PROBE_ARG,
-			   "a statement probe needs a function, a file and a line: "
-			   "statement(\"%s@FILE:LINE\")",
+			   "a statement probe needs a function, a file and a line (or FIRST-LAST, "
+			   "or *): statement(\"%s@FILE:LINE\")",
 			   func ? func : "NAME");
 		free(func);
 		free(file);
@@ -1121,11 +1127,17 @@ static struct dw *debuginfo(struct session *s)
 }
 
 /* "name", "name@file" or "name@file:line" */
-static bool split_function_spec(const char *spec, char **func, char **file, int *line)
+/*
+ * "NAME", "NAME@FILE", "NAME@FILE:LINE", and for statements a range of
+ * lines, "NAME@FILE:FIRST-LAST", or "NAME@FILE:*" (every line: first 1,
+ * last INT_MAX). *line_last is 0 unless a range was given.
+ */
+static bool split_function_spec(const char *spec, char **func, char **file, int *line,
+				int *line_last)
 {
 	const char *at = strchr(spec, '@');
 	*file = NULL;
-	*line = 0;
+	*line = *line_last = 0;
 	if (!at) {
 		*func = xstrdup(spec);
 		return true;
@@ -1134,10 +1146,21 @@ static bool split_function_spec(const char *spec, char **func, char **file, int 
 	const char *colon = strrchr(at + 1, ':');
 	if (colon) {
 		char *end;
-		long v = strtol(colon + 1, &end, 10);
-		if (*end || v <= 0)
-			return false;
-		*line = (int)v;
+		if (!strcmp(colon + 1, "*")) {
+			*line = 1;
+			*line_last = INT_MAX;
+		} else {
+			long v = strtol(colon + 1, &end, 10);
+			if (v <= 0 || v > INT_MAX || (*end && *end != '-'))
+				return false;
+			*line = (int)v;
+			if (*end == '-') {
+				long last = strtol(end + 1, &end, 10);
+				if (*end || last < v || last > INT_MAX)
+					return false;
+				*line_last = (int)last;
+			}
+		}
 		*file = xstrndup(at + 1, (size_t)(colon - at - 1));
 	} else {
 		*file = xstrdup(at + 1);
@@ -1317,9 +1340,13 @@ static void module_function_point(struct pp_ctx *c)
 	}
 	char *func, *file;
 	struct dw_query q = { 0 };
-	if (!split_function_spec(fc->arg->str, &func, &file, &q.line)) {
+	if (!split_function_spec(fc->arg->str, &func, &file, &q.line, &q.line_last) ||
+	    (q.line_last && !statement)) {
 		diag_error(fc->arg->loc, D_BAD_PROBE_ARG,
 			   "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE", fc->arg->str);
+		if (q.line_last)
+			diag_hint("a range of lines is for statement probes: statement(\"%s\")",
+				  fc->arg->str);
 		free(func);
 		free(file);
 		return;
