@@ -123,8 +123,11 @@ rt_long rt_pid2task(struct rt_context *c, rt_long pid)
 
 	if (pid <= 0 || pid > INT_MAX)
 		return 0;
+	/* Global pid numbers, as pid() and target() give them; find_vpid()
+	 * would look in the current task's namespace, which an exiting thread
+	 * no longer has. */
 	rcu_read_lock();
-	t = pid_task(find_vpid((pid_t)pid), PIDTYPE_PID);
+	t = pid_task(find_pid_ns((pid_t)pid, &init_pid_ns), PIDTYPE_PID);
 	rcu_read_unlock();
 	return (rt_long)(unsigned long)t;
 }
@@ -227,9 +230,12 @@ rt_long rt_stp_pid(struct rt_context *c)
 
 /*
  * Arguments first..last (last < 0: to the end) of the current process's
- * command line, joined by delim; "" for a kernel thread or arguments that
- * cannot be read now (the page is not present: no waiting in a probe).
+ * command line, joined by delim; "" for a kernel thread or when the
+ * arguments cannot be read now (a page that is not present: no waiting in
+ * a probe). At most RT_CMDLINE_SCAN bytes of the arguments are looked at:
+ * a hit runs with interrupts off.
  */
+#define RT_CMDLINE_SCAN (4 * PAGE_SIZE)
 void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
 		     const char *delim)
 {
@@ -245,12 +251,18 @@ void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long firs
 		return;
 	start = READ_ONCE(mm->arg_start);
 	end = READ_ONCE(mm->arg_end);
+	if (end > start + RT_CMDLINE_SCAN)
+		end = start + RT_CMDLINE_SCAN;
 	/* The arguments are NUL-terminated strings one after another. */
 	while (start < end && out + 1 < size) {
-		rt_size n = min_t(rt_size, end - start, sizeof(chunk)), i;
+		/* Within one page: a chunk across into a missing one would fail whole. */
+		rt_size n = min3((rt_size)(end - start), (rt_size)sizeof(chunk),
+				 (rt_size)(PAGE_SIZE - offset_in_page(start))), i;
 
-		if (copy_from_user_nofault(chunk, (const void __user *)start, n))
-			break;
+		if (copy_from_user_nofault(chunk, (const void __user *)start, n)) {
+			buf[0] = 0;
+			return;
+		}
 		for (i = 0; i < n && out + 1 < size; i++) {
 			if (chunk[i]) {
 				if (in_range)

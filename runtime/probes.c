@@ -37,7 +37,7 @@ struct rt_placed {
 	bool waiting;		/* its module is not loaded: placed when it is */
 	bool ever;		/* it was placed at some time */
 	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
-	unsigned long addr;	/* RT_KPROBE, once placed: where (addr()) */
+	unsigned long addr;	/* RT_KPROBE through ftrace: where (addr()) */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -169,6 +169,9 @@ static void rt_place_ftrace_entries(void)
 			if (ftrace_set_filter_ip(&rt_fops, rt_fentries[i].ip, 0, 0) == 0)
 				rt_fentries[placed++] = rt_fentries[i];
 	}
+	/* Hits may come as soon as the ops are registered: addr() knows where. */
+	for (i = 0; i < placed; i++)
+		rt_fentries[i].pl->addr = rt_fentries[i].ip;
 	if (placed && register_ftrace_function(&rt_fops) != 0)
 		placed = 0;
 	if (!placed) {
@@ -179,7 +182,6 @@ static void rt_place_ftrace_entries(void)
 	rt_nfentries = placed;
 	for (i = 0; i < placed; i++) {
 		rt_fentries[i].pl->via_ftrace = true;
-		rt_fentries[i].pl->addr = rt_fentries[i].ip;
 		rt_fentries[i].pl->registered = true;
 	}
 out:
@@ -427,31 +429,34 @@ static void rt_remove_perf(struct rt_placed *pl)
 static int rt_place_perf(struct rt_placed *pl)
 {
 	const struct rt_probe *p = pl->p;
+	/* Not pinned: a counter others need too is shared by time slices,
+	 * where a pinned one could be left in an error state, never firing. */
 	struct perf_event_attr attr = {
 		.type = (u32)p->perf_type,
 		.size = sizeof(attr),
 		.config = (u64)p->perf_config,
 		.sample_period = (u64)p->perf_sample,
-		.pinned = 1,
 	};
 	unsigned int cpu;
 
 	pl->events = kcalloc(nr_cpu_ids, sizeof(*pl->events), GFP_KERNEL);
 	if (!pl->events)
 		return -ENOMEM;
-	cpus_read_lock();
+	/* No CPU hotplug lock around this: setting up some events (a
+	 * tracepoint's) takes it again. A CPU going offline meanwhile is
+	 * skipped (-ENODEV). */
 	for_each_online_cpu(cpu) {
 		struct perf_event *e = perf_event_create_kernel_counter(&attr, cpu, NULL,
 									rt_perf_fn, pl);
 
+		if (IS_ERR(e) && PTR_ERR(e) == -ENODEV)
+			continue;
 		if (IS_ERR(e)) {
-			cpus_read_unlock();
 			rt_remove_perf(pl);
 			return PTR_ERR(e);
 		}
 		pl->events[cpu] = e;
 	}
-	cpus_read_unlock();
 	return 0;
 }
 
@@ -477,10 +482,7 @@ static int rt_place(struct rt_placed *pl)
 		if (rc)
 			return rc;
 		pl->kp.pre_handler = rt_kprobe_pre;
-		rc = register_kprobe(&pl->kp);
-		if (rc == 0)
-			pl->addr = (unsigned long)pl->kp.addr;
-		return rc;
+		return register_kprobe(&pl->kp);
 	case RT_KRETPROBE:
 		rc = rt_locate(pl, &pl->krp.kp);
 		if (rc)
@@ -516,6 +518,9 @@ rt_long rt_probe_addr(const struct rt_probe *p)
 
 	if (!rt_placed || i < 0 || i >= rt_script.nprobes)
 		return 0;
+	/* register_kprobe() fills kp.addr in before it arms the probe. */
+	if (!rt_placed[i].via_ftrace)
+		return (rt_long)(unsigned long)READ_ONCE(rt_placed[i].kp.addr);
 	return (rt_long)rt_placed[i].addr;
 }
 
