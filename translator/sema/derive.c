@@ -189,7 +189,9 @@ static struct node *derived_body(struct deriver *d)
 			add_stmt(body, b);
 		}
 	}
-	elide_alias_stores(d->s, body, &blocks);
+	/* Listing (-l, -L) shows what an alias offers: keep every variable. */
+	if (!d->s->list)
+		elide_alias_stores(d->s, body, &blocks);
 	pv_free(&blocks);
 	return body;
 }

@@ -354,7 +354,21 @@ void sema_list(const struct session *s, FILE *f)
 		const struct probe *p = prog->probes.v[i];
 		struct strbuf b;
 		sb_init(&b);
-		sb_puts(&b, p->pp_text);
+		/* A probe through aliases is listed by the alias the script named
+		 * (syscall.openat), with the variables its blocks set, as
+		 * SystemTap lists them; then the point's own target variables. */
+		const struct handler *h = p->handler;
+		if (h->aliases.n) {
+			char *name = ast_probe_point_text(((struct node *)h->aliases.v[0])->then);
+			sb_puts(&b, name);
+			free(name);
+			for (size_t k = 0; s->list == 2 && k < h->vars.n; k++) {
+				const struct symbol *v = h->vars.v[k];
+				sb_printf(&b, " %s:%s", v->name, ast_type_name(v->type));
+			}
+		} else {
+			sb_puts(&b, p->pp_text);
+		}
 		if (s->list == 2 && p->site) {
 			site_load_vars(p->site);
 			for (size_t k = 0; k < p->site->nvars; k++) {
