@@ -41,11 +41,11 @@ char *debugfind_module_name(const char *file)
 	return name;
 }
 
+/* Every place of a module is kept, in the order found: the first is the
+ * one used, the others are what dw.c falls back to (debugfind_next). */
 static struct debug_file *add_file(struct debug_index *ix, size_t *cap, const char *module,
 				   const char *path, const char *member)
 {
-	if (debugfind(ix, module))
-		return NULL;
 	if (ix->n == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
 		ix->files = xrealloc(ix->files, *cap * sizeof *ix->files);
@@ -99,10 +99,8 @@ static void add_archive(struct debug_index *ix, size_t *cap, const char *path, c
 			char *name = debugfind_module_name(h->ar_name);
 			struct debug_file *f = add_file(ix, cap, name, path, h->ar_name);
 			/* The member's bytes follow its 60-byte header. */
-			if (f) {
-				f->member_off = (long long)elf_getaroff(m) + 60;
-				f->member_size = (size_t)h->ar_size;
-			}
+			f->member_off = (long long)elf_getaroff(m) + 60;
+			f->member_size = (size_t)h->ar_size;
 			free(name);
 		}
 		cmd = elf_next(m);

@@ -1515,6 +1515,8 @@ static bool scan_unit(struct unit_candidates *uc, Dwarf_Die *cu)
  * address are the matches. */
 static void consider_candidates(struct walk *w, struct candidate *v, size_t n)
 {
+	if (!n)
+		return;
 	qsort(v, n, sizeof *v, candidate_cmp);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
