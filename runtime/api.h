@@ -59,8 +59,8 @@ struct rt_probe {
 	rt_long period_ns;       /* RT_TIMER */
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
 	/* RT_PERF: the perf event (perf_event_attr's type and config) and how
-	 * many of its events make one hit; RT_PROFILE fires on every CPU at
-	 * each timer tick (period_ns: 0, the kernel's tick). */
+	 * many of its events make one hit (RT_PROFILE needs nothing: every CPU,
+	 * every tick). */
 	rt_long perf_type, perf_config, perf_sample;
 	void (*handler)(struct rt_context *c);
 	const struct rt_lock *locks;

@@ -365,7 +365,7 @@ static enum hrtimer_restart rt_profile_fn(struct hrtimer *t)
 	if (rt_state() != RT_RUNNING)
 		return HRTIMER_NORESTART;
 	rt_run_probe(ct->pl->p, get_irq_regs());
-	hrtimer_forward_now(t, ns_to_ktime(ct->pl->p->period_ns ? ct->pl->p->period_ns : TICK_NSEC));
+	hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
 	return HRTIMER_RESTART;
 }
 
@@ -374,12 +374,10 @@ static void rt_profile_start_here(void *arg)
 {
 	struct rt_placed *pl = arg;
 	struct rt_cpu_timer *ct = &pl->cpu_timers[smp_processor_id()];
-	const struct rt_probe *p = pl->p;
 
 	ct->pl = pl;
 	rt_hrtimer_setup(&ct->timer, rt_profile_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	hrtimer_start(&ct->timer, ns_to_ktime(p->period_ns ? p->period_ns : TICK_NSEC),
-		      HRTIMER_MODE_REL_PINNED);
+	hrtimer_start(&ct->timer, ns_to_ktime(TICK_NSEC), HRTIMER_MODE_REL_PINNED);
 	ct->started = true;
 }
 

@@ -319,8 +319,6 @@ void options_parse(struct session *s, int argc, char **argv)
 	if (s->vm && !s->limit_set[LIMIT_MAXTRYLOCK]) {
 		long long delay = s->limits[LIMIT_TRYLOCKDELAY];
 		s->limits[LIMIT_MAXTRYLOCK] = delay > 0 ? 100000 / delay : 100000;
-		if (s->limits[LIMIT_MAXTRYLOCK] > 100000)
-			s->limits[LIMIT_MAXTRYLOCK] = 100000;
 	}
 	/* A hit waits for locks with interrupts off: at most 0.1 s in all. */
 	if (s->limits[LIMIT_MAXTRYLOCK] * s->limits[LIMIT_TRYLOCKDELAY] > 100000)

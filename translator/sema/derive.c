@@ -160,6 +160,17 @@ static struct node *alias_block(const struct node *block, struct node *user)
 	return b;
 }
 
+/* An alias's block (a copy), added to body and to the blocks elision may edit. */
+static void add_alias_block(struct node *body, struct ptrvec *blocks, const struct node *block,
+			    struct node *user)
+{
+	struct node *b = alias_block(block, user);
+	if (!b)
+		return;
+	pv_push(blocks, b);
+	add_stmt(body, b);
+}
+
 static struct node *derived_body(struct deriver *d)
 {
 	struct node *body = ast_new(N_BLOCK, d->decl->body->loc);
@@ -172,22 +183,14 @@ static struct node *derived_body(struct deriver *d)
 	}
 	for (size_t i = d->chain.n; i-- > 0;) {
 		struct node *a = d->chain.v[i];
-		if (a->kind == N_ALIAS && a->body)
-			{
-			struct node *b = alias_block(a->body, user);
-			pv_push(&blocks, b);
-			add_stmt(body, b);
-		}
+		if (a->kind == N_ALIAS)
+			add_alias_block(body, &blocks, a->body, user);
 	}
 	add_stmt(body, user);
 	for (size_t i = 0; i < d->chain.n; i++) {
 		struct node *a = d->chain.v[i];
-		if (a->kind == N_ALIAS && a->els)
-			{
-			struct node *b = alias_block(a->els, user);
-			pv_push(&blocks, b);
-			add_stmt(body, b);
-		}
+		if (a->kind == N_ALIAS)
+			add_alias_block(body, &blocks, a->els, user);
 	}
 	/* Listing (-l, -L) shows what an alias offers: keep every variable. */
 	if (!d->s->list)

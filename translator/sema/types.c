@@ -621,12 +621,13 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		/* SystemTap's scripts read a char array as kernel_string($p->comm),
 		 * where the array stands for its address: so it does here. */
 		struct node *a = n->list;
-		if ((a->kind == N_TARGET || a->kind == N_CAST || a->kind == N_ATVAR) && !a->addr_of &&
-		    !a->pretty && c->h && check_expr(c, a, T_UNKNOWN) == T_STRING) {
+		bool target = a->kind == N_TARGET || a->kind == N_CAST || a->kind == N_ATVAR;
+		if (target && !a->addr_of && !a->pretty && c->h &&
+		    check_expr(c, a, T_UNKNOWN) == T_STRING) {
 			a->addr_of = true;
 			a->access = NULL;
-		} else if (b->id != B_KERNEL_STRING_N && a->kind != N_TARGET && a->kind != N_CAST &&
-			   a->kind != N_ATVAR && check_expr(c, a, T_UNKNOWN) == T_STRING) {
+		} else if (!target && b->id != B_KERNEL_STRING_N &&
+			   check_expr(c, a, T_UNKNOWN) == T_STRING) {
 			/* A char array read into a string already (namep =
 			 * $tty->name): the string itself, as "" . a. */
 			struct node *empty = ast_new(N_STR, n->loc);
