@@ -33,6 +33,8 @@ static void usage(FILE *f)
 	      "  -c, --cpus N            guest CPUs (default 2)\n"
 	      "      --icount            deterministic guest time (-icount shift=0), for benchmarks\n"
 	      "      --fast-boot         boot the decompressed kernel via PVH: ~3 s faster, no KASLR\n"
+	      "      --tcg-single        single-threaded TCG: both CPUs on one host thread (stops\n"
+	      "                          under load; qemu's default mode can trip the guest's ftrace)\n"
 	      "      --outdir DIR        run a batch; write DIR/NAME.{out,err,dmesg,status,trouble}\n"
 	      "      --check             only check that a guest can be booted\n"
 	      "  -v, --verbose           say what happens, with timings\n"
@@ -178,7 +180,7 @@ static int run_stream(const struct vm_config *cfg, const struct vm_job *job)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ICOUNT = 256, OPT_FAST, OPT_OUTDIR, OPT_CHECK };
+	enum { OPT_ICOUNT = 256, OPT_FAST, OPT_OUTDIR, OPT_CHECK, OPT_TCG_SINGLE };
 	static const struct option longopts[] = {
 		{ "release", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -191,6 +193,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "icount", no_argument, NULL, OPT_ICOUNT },
 		{ "fast-boot", no_argument, NULL, OPT_FAST },
+		{ "tcg-single", no_argument, NULL, OPT_TCG_SINGLE },
 		{ "outdir", required_argument, NULL, OPT_OUTDIR },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "help", no_argument, NULL, 'h' },
@@ -241,6 +244,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FAST:
 			cfg.fast_boot = true;
+			break;
+		case OPT_TCG_SINGLE:
+			cfg.tcg_single = true;
 			break;
 		case OPT_OUTDIR:
 			outdir = optarg;

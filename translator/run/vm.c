@@ -589,6 +589,7 @@ static const char init_head[] =
 	"mount -t sysfs sysfs /sys\n"
 	"mount -t devtmpfs devtmpfs /dev\n"
 	"mount -t debugfs debugfs /sys/kernel/debug\n"
+	"mount -t securityfs securityfs /sys/kernel/security 2>/dev/null\n"
 	"mount -t tmpfs tmpfs /tmp\n"
 	"T=/tmp/tapline\n"
 	"mkdir -p $T\n"
@@ -1031,7 +1032,7 @@ static void qemu_args(const struct run *r, const char *qemu, const char *kernel,
 	add_arg(argv, "-nodefaults");
 	add_arg(argv, "-no-user-config");
 	add_arg(argv, "-accel");
-	add_arg(argv, "tcg");
+	add_arg(argv, cfg->tcg_single ? "tcg,thread=single" : "tcg");
 	add_arg(argv, "-cpu");
 	add_arg(argv, "max");
 	add_arg(argv, "-m");

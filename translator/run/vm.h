@@ -55,6 +55,14 @@ struct vm_config {
 	 * a randomized kernel.
 	 */
 	bool fast_boot;
+	/*
+	 * Single-threaded TCG (-accel tcg,thread=single): both virtual CPUs on
+	 * one host thread. Under qemu's default multi-threaded TCG the kernel's
+	 * own function tracer and kprobe events can oops or soft-lock when
+	 * started and stopped while both CPUs hammer one function; tests that
+	 * stop scripts under load use this.
+	 */
+	bool tcg_single;
 	const char *kernel_args;	/* appended to the kernel command line, e.g. "nokaslr" */
 	bool verbose;		/* say what it does, and the boot time, on stderr */
 	const char *keep_dir;	/* non-NULL: work in this directory and leave it there */
