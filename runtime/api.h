@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 9
+#define RT_API_VERSION 10
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -35,7 +35,7 @@ struct rt_context {
 };
 
 /* Kernel stack that nested script functions may use in one hit. */
-#define RT_STACK_BUDGET 3072
+#define RT_STACK_BUDGET 4096
 
 enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT,
 		     RT_PROFILE, RT_PERF };
@@ -73,6 +73,7 @@ struct rt_probe {
 	void (*entry)(struct rt_context *c);
 	rt_size entry_size;
 	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
+	int nargs;               /* RT_TRACEPOINT: the arguments it passes (after its data) */
 };
 
 /*
@@ -116,6 +117,11 @@ struct rt_script {
 	rt_size printk_offset;   /* _printk's offset from _text, to find _text; 0: unknown */
 	struct rt_static *statics; /* the static objects the script reads */
 	rt_size nstatics;
+	rt_long maxhittime_us;   /* a probe hit running longer fails (not begin and end) */
+	/* The overload check: handlers on one CPU may take at most threshold
+	 * ns of any interval ns (STP_OVERLOAD_*); interval 0: no check. */
+	rt_long overload_interval_ns, overload_threshold_ns;
+	rt_long maxmemory_kb;    /* kernel memory the script may take; 0: a quarter of RAM */
 };
 
 extern const struct rt_script rt_script;
@@ -135,8 +141,13 @@ void rt_failf(struct rt_context *c, const char *loc, const char *hint, const cha
 	__attribute__((format(printf, 4, 5)));
 /* A limit ran out: names the limit and the -D that raises it. */
 void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const char *loc);
-/* The statement budget ran out (MAXACTION, or MAXACTION_INTERRUPTIBLE in begin/end). */
-void rt_fail_actions(struct rt_context *c, const char *loc);
+/*
+ * c->actions went below 0. The budget (MAXACTION, or MAXACTION_INTERRUPTIBLE
+ * in begin/end) is handed out in windows, and between two the runtime
+ * checks that the hit has not run too long (MAXHITTIME): returns 0 with a
+ * new window, or nonzero after failing the hit.
+ */
+int rt_actions_refill(struct rt_context *c, const char *loc);
 /* A script function frame does not fit: past MAXNESTING, the frame stack
  * is full, or the calls used more than RT_STACK_BUDGET of the kernel stack
  * (frame: the caller's frame address). Fails the hit. */

@@ -3,24 +3,32 @@
  * A probe hit, the hot path: inline in each placement's callback
  * (probes.c) so a hit costs no more calls than it must. One hit per CPU at
  * a time (a nested one is skipped and counted), interrupts off, the
- * script's globals locked, a statement budget, and errors that stop the
- * script instead of the kernel. begin and end probes, which run in process
+ * script's globals locked, a statement budget and a time limit (a hit must
+ * never hold its CPU long enough to stall it), errors that stop the script
+ * instead of the kernel, and the overload check: handlers that take more
+ * than a share of a CPU end the script. begin and end probes, which run in process
  * context, go through rt_run_begin_end() (session.c) instead.
  */
 #ifndef TAPLINE_HIT_H
 #define TAPLINE_HIT_H
 
+#include <linux/sched/clock.h>
+
 #include "runtime.h"
 
 /* The context a hit starts with; what never changes (sp_end, maxnesting)
- * was set when the CPU's state was made. */
+ * was set when the CPU's state was made. actions is the whole statement
+ * budget, handed out RT_ACTION_WINDOW at a time (rt_actions_refill). */
 static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_probe *p,
-					 struct pt_regs *regs, rt_long actions)
+					 struct pt_regs *regs, rt_long actions, u64 limit_ns)
 {
 	cpu->probe = p;
 	cpu->regs = regs;
 	cpu->c.error = NULL;
-	cpu->c.actions = actions;
+	cpu->hit_start = local_clock();
+	cpu->hit_limit_ns = limit_ns;
+	cpu->c.actions = actions < RT_ACTION_WINDOW ? actions : RT_ACTION_WINDOW;
+	cpu->actions_reserve = actions - cpu->c.actions;
 	cpu->c.sp = cpu->stack;
 	cpu->c.depth = 0;
 	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
@@ -73,9 +81,11 @@ static __always_inline int rt_run_hit(const struct rt_probe *p, void (*body)(str
 		return 1;
 	}
 	cpu->busy = 1;
-	rt_hit_begin(cpu, p, regs, rt_script.maxaction);
+	rt_hit_begin(cpu, p, regs, rt_script.maxaction, rt_script.maxhittime_us * NSEC_PER_USEC);
 	cpu->entry_data = data;
 	failed = rt_hit_body(cpu, p, body);
+	if (rt_script.overload_interval_ns)
+		rt_overload_check(cpu, local_clock());
 	cpu->probe = NULL;
 	cpu->entry_data = NULL;
 	barrier();

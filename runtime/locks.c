@@ -29,11 +29,11 @@ void rt_locks_exit(void)
 	rt_global_locks = NULL;
 }
 
-static bool rt_lock_wait(const struct rt_lock *l)
+/* *tries: the attempts this hit has left, for all its locks together, so a
+ * hit waits at most MAXTRYLOCK x TRYLOCKDELAY however many globals it uses. */
+static bool rt_lock_wait(const struct rt_lock *l, rt_long *tries)
 {
-	rt_long tries;
-
-	for (tries = 0; tries < rt_script.maxtrylock; tries++) {
+	for (; *tries > 0; (*tries)--) {
 		/* The holder may be a virtual CPU its host has paused: wait in
 		 * TRYLOCKDELAY steps, as SystemTap does, not just a few cycles. */
 		if (rt_script.trylockdelay)
@@ -49,10 +49,11 @@ static bool rt_lock_wait(const struct rt_lock *l)
 /* Locks from..nlocks-1, after lock `from` was found taken; those before it are held. */
 bool rt_lock_globals_wait(const struct rt_probe *p, int from)
 {
+	rt_long tries = rt_script.maxtrylock;
 	int i;
 
 	for (i = from; i < p->nlocks; i++) {
-		if (rt_lock_try(&p->locks[i]) || rt_lock_wait(&p->locks[i]))
+		if (rt_lock_try(&p->locks[i]) || rt_lock_wait(&p->locks[i], &tries))
 			continue;
 		while (--i >= 0)
 			rt_lock_release(&p->locks[i]);

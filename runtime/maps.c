@@ -103,24 +103,32 @@ static void rt_table_free(struct rt_table *t)
 {
 	if (!t)
 		return;
-	vfree(t->heads);
-	vfree(t->mem);
+	rt_free_big(t->heads);
+	rt_free_big(t->mem);
 	kfree(t);
+}
+
+/* Hash buckets for a table of capacity entries. */
+static u32 rt_table_heads(int capacity)
+{
+	u32 nheads = 16;
+
+	while (nheads < (u32)capacity && nheads < (1u << 30))
+		nheads <<= 1;
+	return nheads;
 }
 
 static struct rt_table *rt_table_new(const struct rt_map *m)
 {
 	struct rt_table *t = kzalloc(sizeof(*t), GFP_KERNEL);
-	u32 nheads = 16;
+	u32 nheads = rt_table_heads(m->d->capacity);
 
 	if (!t)
 		return NULL;
-	while (nheads < (u32)m->d->capacity && nheads < (1u << 30))
-		nheads <<= 1;
 	t->mask = nheads - 1;
 	t->capacity = m->d->capacity;
-	t->heads = vmalloc(nheads * sizeof(*t->heads));
-	t->mem = vzalloc((size_t)t->capacity * m->esize);
+	t->heads = rt_alloc_big(nheads * sizeof(*t->heads));
+	t->mem = rt_alloc_big((size_t)t->capacity * m->esize);
 	if (!t->heads || !t->mem) {
 		rt_table_free(t);
 		return NULL;
@@ -362,24 +370,22 @@ static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, 
 
 /* --- making and freeing --- */
 
-struct rt_map *rt_map_new(const struct rt_map_desc *d)
+/* An entry's layout: where its keys and value are, and its size. */
+static size_t rt_map_layout(const struct rt_map_desc *d, size_t *koff, size_t *voff)
 {
-	struct rt_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
-	size_t off = sizeof(struct rt_entry);
-	int i, cpu;
+	size_t off = sizeof(struct rt_entry), maxstr = rt_script.maxstringlen;
+	int i;
 
-	if (!m)
-		return NULL;
-	m->d = d;
-	m->maxstr = rt_script.maxstringlen;
 	for (i = 0; i < d->nkeys; i++) {
-		m->koff[i] = off;
-		off += d->key_kinds[i] == RT_STRING ? ALIGN(m->maxstr, 8) : sizeof(s64);
+		if (koff)
+			koff[i] = off;
+		off += d->key_kinds[i] == RT_STRING ? ALIGN(maxstr, 8) : sizeof(s64);
 	}
-	m->voff = off;
+	if (voff)
+		*voff = off;
 	switch (d->value_kind) {
 	case RT_STRING:
-		off += ALIGN(m->maxstr, 8);
+		off += ALIGN(maxstr, 8);
 		break;
 	case RT_STATS:
 		off += ALIGN(rt_stat_size(&d->stat), 8);
@@ -388,7 +394,29 @@ struct rt_map *rt_map_new(const struct rt_map_desc *d)
 		off += sizeof(s64);
 		break;
 	}
-	m->esize = off;
+	return off;
+}
+
+size_t rt_map_bytes(const struct rt_map_desc *d)
+{
+	size_t table = sizeof(struct rt_table) + rt_table_heads(d->capacity) * sizeof(s32) +
+		       (size_t)d->capacity * rt_map_layout(d, NULL, NULL);
+
+	/* Statistics: one table per CPU, and the merged one. */
+	return sizeof(struct rt_map) +
+	       (d->value_kind == RT_STATS ? (num_possible_cpus() + 1) * table : table);
+}
+
+struct rt_map *rt_map_new(const struct rt_map_desc *d)
+{
+	struct rt_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	int cpu;
+
+	if (!m)
+		return NULL;
+	m->d = d;
+	m->maxstr = rt_script.maxstringlen;
+	m->esize = rt_map_layout(d, m->koff, &m->voff);
 	m->seed = get_random_u32();
 	m->table = rt_table_new(m);
 	if (!m->table)
@@ -480,16 +508,27 @@ void rt_map_set_str(struct rt_context *c, struct rt_map *m, const struct rt_key 
 		strscpy(p, v, m->maxstr);
 }
 
+/*
+ * A walk over a whole table (a slice, a merge, a sort) takes as long as the
+ * array is large, within one statement: every 4096 steps it checks that
+ * the hit has not run too long, and stops if it has (the hit has failed).
+ */
+static inline bool rt_walk_overtime(struct rt_context *c, unsigned long step)
+{
+	return (step & 4095) == 4095 && rt_hit_overtime(c, NULL);
+}
+
 /* --- membership and deletion (every table of a statistics array) --- */
 
-static bool rt_table_has(const struct rt_map *m, const struct rt_table *t,
+static bool rt_table_has(struct rt_context *c, const struct rt_map *m, const struct rt_table *t,
 			 const struct rt_key *k, int star, u32 h)
 {
+	unsigned long step = 0;
 	s32 i;
 
 	if (!star)
 		return rt_lookup(m, t, k, h) != NULL;
-	for (i = t->oldest; i >= 0;) {
+	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, step++);) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		if (rt_keys_match(m, e, k, star))
@@ -505,16 +544,17 @@ rt_long rt_map_exists(struct rt_context *c, struct rt_map *m, const struct rt_ke
 	int cpu;
 
 	if (!m->cpu)
-		return rt_table_has(m, m->table, k, star, h);
+		return rt_table_has(c, m, m->table, k, star, h);
 	for_each_possible_cpu(cpu)
-		if (rt_table_has(m, m->cpu[cpu], k, star, h))
+		if (rt_table_has(c, m, m->cpu[cpu], k, star, h))
 			return 1;
 	return 0;
 }
 
-static void rt_table_delete(const struct rt_map *m, struct rt_table *t, const struct rt_key *k,
-			    int star, u32 h)
+static void rt_table_delete(struct rt_context *c, const struct rt_map *m, struct rt_table *t,
+			    const struct rt_key *k, int star, u32 h)
 {
+	unsigned long step = 0;
 	s32 i;
 
 	if (!star) {
@@ -525,7 +565,7 @@ static void rt_table_delete(const struct rt_map *m, struct rt_table *t, const st
 		t->dirty = 1;
 		return;
 	}
-	for (i = t->oldest; i >= 0;) {
+	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, step++);) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
@@ -540,10 +580,10 @@ void rt_map_delete(struct rt_context *c, struct rt_map *m, const struct rt_key *
 	u32 h = star ? 0 : rt_hash(m, k);
 	int cpu;
 
-	rt_table_delete(m, m->table, k, star, h);
+	rt_table_delete(c, m, m->table, k, star, h);
 	if (m->cpu)
 		for_each_possible_cpu(cpu)
-			rt_table_delete(m, m->cpu[cpu], k, star, h);
+			rt_table_delete(c, m, m->cpu[cpu], k, star, h);
 }
 
 void rt_map_clear(struct rt_context *c, struct rt_map *m)
@@ -604,6 +644,7 @@ rt_long rt_map_stat(struct rt_context *c, struct rt_map *m, const struct rt_key 
  * union does not fit. */
 static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc)
 {
+	unsigned long step = 0;
 	bool dirty = false;
 	int cpu;
 
@@ -622,6 +663,12 @@ static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc
 			int j;
 
 			i = e->newer;
+			if (rt_walk_overtime(c, step++)) {
+				/* Half merged: the next merge starts again. */
+				rt_table_reset(m->table);
+				m->table->dirty = 1;
+				return false;
+			}
 			for (j = 0; j < m->d->nkeys; j++) {
 				k[j].s = rt_key_str(m, e, j);
 				k[j].n = *rt_key_long(m, e, j);
@@ -694,14 +741,19 @@ static void rt_sift(const struct rt_sort *s, struct rt_slot *v, long root, long 
 	}
 }
 
-/* Heapsort: no recursion and no memory beyond the slots. */
-static void rt_sort_slots(const struct rt_sort *s, struct rt_slot *v, long n)
+/* Heapsort: no recursion and no memory beyond the slots. Gives up
+ * (the hit has failed) if the hit runs too long meanwhile. */
+static void rt_sort_slots(struct rt_context *c, const struct rt_sort *s, struct rt_slot *v,
+			  long n)
 {
 	long i;
 
 	for (i = n / 2 - 1; i >= 0; i--)
-		rt_sift(s, v, i, n);
-	for (i = n - 1; i > 0; i--) {
+		if (!rt_walk_overtime(c, (unsigned long)i))
+			rt_sift(s, v, i, n);
+		else
+			return;
+	for (i = n - 1; i > 0 && !rt_walk_overtime(c, (unsigned long)i); i--) {
 		struct rt_slot tmp = v[0];
 
 		v[0] = v[i];
@@ -717,6 +769,7 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 	struct rt_table *t = m->table;
 	struct rt_slot *slots;
 	struct rt_sort s = { m, sort_by, dir, 0 };
+	unsigned long step = 0;
 	s32 i;
 	long n = 0;
 
@@ -746,6 +799,8 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
+		if (rt_walk_overtime(c, step++))
+			return;
 		if (slice && !rt_keys_match(m, e, slice, star))
 			continue;
 		slots[n].e = e;
@@ -758,7 +813,9 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 			slots[n].v = *(s64 *)rt_value(m, e);
 		n++;
 	}
-	rt_sort_slots(&s, slots, n);
+	rt_sort_slots(c, &s, slots, n);
+	if (c->error)
+		return;
 	c->iter_top += n;
 	it->slots = slots;
 	it->count = n;
@@ -777,8 +834,9 @@ int rt_iter_next(struct rt_context *c, struct rt_iter *it)
 		it->entry = ((struct rt_slot *)it->slots)[it->pos++].e;
 	} else {
 		struct rt_entry *e = NULL;
+		unsigned long step = 0;
 
-		while (it->next >= 0) {
+		while (it->next >= 0 && !rt_walk_overtime(c, step++)) {
 			e = rt_entry_at(m, t, it->next);
 			it->next = e->newer;
 			if (it->star < 0 || rt_keys_match(m, e, it->slice, it->star))

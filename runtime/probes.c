@@ -137,8 +137,8 @@ static void rt_place_ftrace_entries(void)
 	unsigned long *ips;
 	int i, n = 0, placed = 0;
 
-	rt_fentries = kcalloc(rt_script.nprobes, sizeof(*rt_fentries), GFP_KERNEL);
-	ips = kcalloc(rt_script.nprobes, sizeof(*ips), GFP_KERNEL);
+	rt_fentries = kvcalloc(rt_script.nprobes, sizeof(*rt_fentries), GFP_KERNEL | __GFP_NOWARN);
+	ips = kvcalloc(rt_script.nprobes, sizeof(*ips), GFP_KERNEL | __GFP_NOWARN);
 	if (!rt_fentries || !ips)
 		goto out;
 	for (i = 0; i < rt_script.nprobes; i++) {
@@ -185,9 +185,9 @@ static void rt_place_ftrace_entries(void)
 		rt_fentries[i].pl->registered = true;
 	}
 out:
-	kfree(ips);
+	kvfree(ips);
 	if (!rt_fops_registered) {
-		kfree(rt_fentries);
+		kvfree(rt_fentries);
 		rt_fentries = NULL;
 	}
 }
@@ -200,7 +200,7 @@ static void rt_remove_ftrace_entries(void)
 		rt_fops_registered = false;
 	}
 	rt_nfentries = 0;
-	kfree(rt_fentries);
+	kvfree(rt_fentries);
 	rt_fentries = NULL;
 }
 #else
@@ -282,30 +282,92 @@ static int rt_locate(struct rt_placed *pl, struct kprobe *kp)
 }
 
 /*
- * The kernel calls a tracepoint's probes as f(data, its arguments). This
- * one takes as many as any tracepoint has and lays them out as a
- * function's would be at its entry, data first: in registers, then on a
- * stack above a return address. The translator's locations for the
- * tracepoint's arguments are those of such a call. Arguments a tracepoint
- * does not pass are never read by its handler.
+ * The kernel calls a tracepoint's probes as f(data, its arguments). Each
+ * rt_tp_hitN takes exactly the N arguments its tracepoint passes (the
+ * translator gives N from the tracepoint's prototype) and lays them out
+ * as a function's would be at its entry, data first: in registers, then on
+ * a stack above a return address; the translator's locations for the
+ * arguments are those of such a call. A callback taking more arguments
+ * than passed would read past its caller's frame: at the top of an
+ * interrupt stack, off the stack.
  */
-static void rt_tp_hit(void *data, unsigned long a1, unsigned long a2, unsigned long a3,
-		      unsigned long a4, unsigned long a5, unsigned long a6, unsigned long a7,
-		      unsigned long a8, unsigned long a9, unsigned long a10, unsigned long a11,
-		      unsigned long a12)
+#define RT_TP_MAX_ARGS 12
+
+static void rt_tp_run(void *data, const unsigned long *a, int n)
 {
 	struct rt_placed *pl = data;
-	unsigned long stack[8] = { 0, a6, a7, a8, a9, a10, a11, a12 };
+	unsigned long stack[1 + RT_TP_MAX_ARGS - 5] = { 0 };
 	struct pt_regs regs = { 0 };
+	int i;
 
 	regs.di = (unsigned long)data;
-	regs.si = a1;
-	regs.dx = a2;
-	regs.cx = a3;
-	regs.r8 = a4;
-	regs.r9 = a5;
+	regs.si = n > 0 ? a[0] : 0;
+	regs.dx = n > 1 ? a[1] : 0;
+	regs.cx = n > 2 ? a[2] : 0;
+	regs.r8 = n > 3 ? a[3] : 0;
+	regs.r9 = n > 4 ? a[4] : 0;
+	for (i = 5; i < n; i++)
+		stack[1 + i - 5] = a[i];
 	regs.sp = (unsigned long)stack;
 	rt_run_probe(pl->p, &regs);
+}
+
+/* ", unsigned long a1, ..., unsigned long aN" and "a1, ..., aN" */
+#define RT_TP_ARGS0
+#define RT_TP_ARGS1 , unsigned long a1
+#define RT_TP_ARGS2 RT_TP_ARGS1, unsigned long a2
+#define RT_TP_ARGS3 RT_TP_ARGS2, unsigned long a3
+#define RT_TP_ARGS4 RT_TP_ARGS3, unsigned long a4
+#define RT_TP_ARGS5 RT_TP_ARGS4, unsigned long a5
+#define RT_TP_ARGS6 RT_TP_ARGS5, unsigned long a6
+#define RT_TP_ARGS7 RT_TP_ARGS6, unsigned long a7
+#define RT_TP_ARGS8 RT_TP_ARGS7, unsigned long a8
+#define RT_TP_ARGS9 RT_TP_ARGS8, unsigned long a9
+#define RT_TP_ARGS10 RT_TP_ARGS9, unsigned long a10
+#define RT_TP_ARGS11 RT_TP_ARGS10, unsigned long a11
+#define RT_TP_ARGS12 RT_TP_ARGS11, unsigned long a12
+#define RT_TP_VALS0 0
+#define RT_TP_VALS1 a1
+#define RT_TP_VALS2 RT_TP_VALS1, a2
+#define RT_TP_VALS3 RT_TP_VALS2, a3
+#define RT_TP_VALS4 RT_TP_VALS3, a4
+#define RT_TP_VALS5 RT_TP_VALS4, a5
+#define RT_TP_VALS6 RT_TP_VALS5, a6
+#define RT_TP_VALS7 RT_TP_VALS6, a7
+#define RT_TP_VALS8 RT_TP_VALS7, a8
+#define RT_TP_VALS9 RT_TP_VALS8, a9
+#define RT_TP_VALS10 RT_TP_VALS9, a10
+#define RT_TP_VALS11 RT_TP_VALS10, a11
+#define RT_TP_VALS12 RT_TP_VALS11, a12
+#define RT_TP_HIT(n)                                                  \
+	static void rt_tp_hit##n(void *data RT_TP_ARGS##n)            \
+	{                                                             \
+		const unsigned long a[] = { RT_TP_VALS##n };          \
+		rt_tp_run(data, a, n);                                \
+	}
+RT_TP_HIT(0)
+RT_TP_HIT(1)
+RT_TP_HIT(2)
+RT_TP_HIT(3)
+RT_TP_HIT(4)
+RT_TP_HIT(5)
+RT_TP_HIT(6)
+RT_TP_HIT(7)
+RT_TP_HIT(8)
+RT_TP_HIT(9)
+RT_TP_HIT(10)
+RT_TP_HIT(11)
+RT_TP_HIT(12)
+
+static void *const rt_tp_hits[RT_TP_MAX_ARGS + 1] = {
+	rt_tp_hit0, rt_tp_hit1, rt_tp_hit2, rt_tp_hit3, rt_tp_hit4, rt_tp_hit5, rt_tp_hit6,
+	rt_tp_hit7, rt_tp_hit8, rt_tp_hit9, rt_tp_hit10, rt_tp_hit11, rt_tp_hit12,
+};
+
+/* The callback of pl's tracepoint: the one taking exactly its arguments. */
+static void *rt_tp_callback(const struct rt_placed *pl)
+{
+	return rt_tp_hits[pl->p->nargs];
 }
 
 struct rt_tp_search {
@@ -325,11 +387,13 @@ static int rt_place_tracepoint(struct rt_placed *pl)
 {
 	struct rt_tp_search s = { pl->p->symbol, NULL };
 
+	if (pl->p->nargs < 0 || pl->p->nargs > RT_TP_MAX_ARGS)
+		return -EINVAL;
 	for_each_kernel_tracepoint(rt_tp_match, &s);
 	if (!s.found)
 		return -ENOENT;
 	pl->tp = s.found;
-	return tracepoint_probe_register(s.found, (void *)rt_tp_hit, pl);
+	return tracepoint_probe_register(s.found, rt_tp_callback(pl), pl);
 }
 
 /* A timer's next period: randomize(M) adds a uniform -M..M to each. */
@@ -554,14 +618,27 @@ static struct notifier_block rt_module_nb = {
 	.notifier_call = rt_module_event,
 };
 
+/* The probe table and, at most, the ftrace entry tables and the batches
+ * of kprobes to unregister (all allocated in pieces of their own). */
+size_t rt_probes_bytes(void)
+{
+	return rt_script.nprobes * (sizeof(struct rt_placed) + 2 * sizeof(void *) +
+#if RT_FTRACE_ENTRY
+				    sizeof(struct rt_fentry) + sizeof(unsigned long) +
+#endif
+				    0);
+}
+
 /* Before the begin probes: what they may read (static objects' addresses),
- * and the module notifier that keeps those and the probes up to date. */
+ * and the module notifier that keeps those and the probes up to date.
+ * Tens of thousands of probes make tables of megabytes: kvcalloc, which
+ * takes them from vmalloc when they are large. */
 int rt_probes_prepare(void)
 {
 	int i;
 	bool modules = false;
 
-	rt_placed = kcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL);
+	rt_placed = kvcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL | __GFP_NOWARN);
 	if (!rt_placed)
 		return -ENOMEM;
 	for (i = 0; i < rt_script.nprobes; i++) {
@@ -836,8 +913,8 @@ void rt_probes_stop(void)
 	mutex_lock(&rt_placing);
 	rt_remove_ftrace_entries();
 	/* Unregistering in batches waits for running handlers once, not once per probe. */
-	kps = kcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL);
-	krps = kcalloc(rt_script.nprobes, sizeof(*krps), GFP_KERNEL);
+	kps = kvcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL | __GFP_NOWARN);
+	krps = kvcalloc(rt_script.nprobes, sizeof(*krps), GFP_KERNEL | __GFP_NOWARN);
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
@@ -862,7 +939,7 @@ void rt_probes_stop(void)
 			hrtimer_cancel(&pl->timer);
 			break;
 		case RT_TRACEPOINT:
-			tracepoint_probe_unregister(pl->tp, (void *)rt_tp_hit, pl);
+			tracepoint_probe_unregister(pl->tp, rt_tp_callback(pl), pl);
 			ntp++;
 			break;
 		case RT_PROFILE:
@@ -884,8 +961,8 @@ void rt_probes_stop(void)
 		unregister_kprobes(kps, nk);
 	if (nkr)
 		unregister_kretprobes(krps, nkr);
-	kfree(kps);
-	kfree(krps);
+	kvfree(kps);
+	kvfree(krps);
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
@@ -897,7 +974,7 @@ void rt_probes_stop(void)
 		pl->registered = false;
 		kfree(pl->name);
 	}
-	kfree(rt_placed);
+	kvfree(rt_placed);
 	rt_placed = NULL;
 	mutex_unlock(&rt_placing);
 }

@@ -95,8 +95,10 @@ static void rt_re_add(struct rt_re_vm *vm, struct rt_re_thread *list, int *nlist
 }
 
 int rt_re_match(const struct rt_regex *re, const char *s, unsigned long len, int *caps,
-		void *scratch, unsigned long *steps)
+		void *scratch, unsigned long *steps, int (*stop)(void *arg, unsigned long steps),
+		void *arg)
 {
+	unsigned long asked = *steps;
 	struct rt_re_vm vm;
 	struct rt_re_thread *clist, *nlist, *swap;
 	int nc = 0, nn = 0, matched = 0, i, fresh[RT_RE_SLOTS];
@@ -125,6 +127,11 @@ int rt_re_match(const struct rt_regex *re, const char *s, unsigned long len, int
 		vm.gen++;
 		nn = 0;
 		*steps += (unsigned long)nc + 1;
+		if (stop && *steps - asked >= 4096) {
+			asked = *steps;
+			if (stop(arg, *steps))
+				return -1;
+		}
 		for (i = 0; i < nc; i++) {
 			struct rt_re_thread *t = &clist[i];
 			const struct rt_re_insn *in = &re->prog[t->pc];

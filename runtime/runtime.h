@@ -56,10 +56,19 @@ struct rt_cpu {
 	char *tok_str;                /* what tokenize() goes on with */
 	size_t tok_pos;
 	char sym[RT_SYM_LEN];         /* a symbol being named (stack.c) */
+	/* Time: when the hit began (local_clock() ns) and how long it may
+	 * run; the statement budget beyond the current window (c->actions). */
+	u64 hit_start, hit_limit_ns;
+	rt_long actions_reserve;
+	bool process_context;         /* a begin, end or error probe: may sleep */
+	/* The overload check: handler time in the interval that began at ov_start. */
+	u64 ov_start, ov_used;
 };
 
 struct rt_session {
 	atomic_t state;
+	bool stop_requested;        /* `stop` was written: the reader waits for `stopped` */
+	bool orphaned;              /* the reader went away without a stop: stopped alone */
 	int exit_status;
 	int failed;                 /* an error stopped the script: error probes, not end */
 	pid_t target;
@@ -80,11 +89,19 @@ static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
 /* Size of a hit's staging buffer; larger output is committed in pieces. */
 #define RT_STAGING_SIZE 8192
 
+/* Statements a hit runs between two checks of its time. */
+#define RT_ACTION_WINDOW 256
+
 /* session.c */
 /* A begin or end probe (the others: rt_run_probe() in hit.h). */
 void rt_run_begin_end(const struct rt_probe *p);
 /* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
 void rt_count_skip(atomic64_t *reason);
+/* Has the hit run past MAXHITTIME? If so it fails (at loc, may be NULL).
+ * Loops in the runtime whose length a script controls call it now and then. */
+bool rt_hit_overtime(struct rt_context *c, const char *loc);
+/* The overload check after a hit that ran until now (ns). */
+void rt_overload_check(struct rt_cpu *cpu, u64 now);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
 void rt_report_error(struct rt_cpu *cpu);
@@ -104,14 +121,29 @@ struct seq_file;
 void rt_session_show(struct seq_file *m);
 
 /* probes.c */
+/* The bytes the probe table takes (rt_probes_prepare allocates it). */
+size_t rt_probes_bytes(void);
 int rt_probes_prepare(void);
 int rt_probes_start(void);
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);
 
+/* alloc.c: large zeroed areas, failing (not retrying, not warning) when
+ * memory is short; and the check of the script's total against MAXMEMORY. */
+void *rt_alloc_big(size_t size);
+void rt_free_big(void *p);
+int rt_memory_check(void);
+/* session.c: the largest statistic, which each CPU keeps a scratch copy of. */
+size_t rt_stat_scratch_bytes(void);
+/* The reader closed `out`: unless `stop` was written, stop alone. */
+void rt_ctl_orphan(void);
+
 /* transport.c */
+/* The /proc files, at load; the buffers, at start (bytes: rt_transport_bytes). */
 int rt_transport_init(const char *dir_name);
+int rt_transport_alloc(void);
+size_t rt_transport_bytes(void);
 void rt_transport_exit(void);
 /* Append to this hit's output, committing the staged part when full. */
 void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len);
@@ -127,6 +159,8 @@ rt_long rt_probe_addr(const struct rt_probe *p);
 
 /* maps.c */
 struct rt_stat;
+/* The bytes rt_map_new(d) allocates. */
+size_t rt_map_bytes(const struct rt_map_desc *d);
 struct rt_map *rt_map_new(const struct rt_map_desc *d);
 void rt_map_free(struct rt_map *m);
 const struct rt_stat_desc *rt_map_stat_desc(const struct rt_map *m);

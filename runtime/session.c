@@ -18,6 +18,10 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/sched/clock.h>
+
 #include "hit.h"
 #include "runtime.h"
 #include "stats.h"
@@ -94,6 +98,7 @@ void rt_session_show(struct seq_file *m)
 
 	seq_printf(m, "state %s\n", names[atomic_read(&rt_sess.state)]);
 	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
+	seq_printf(m, "orphaned %d\n", rt_sess.orphaned);
 	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
 	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_sess.skipped_locked));
 	seq_printf(m, "skipped_unsafe %lld\n", (long long)atomic64_read(&rt_sess.skipped_unsafe));
@@ -152,14 +157,18 @@ void rt_count_skip(atomic64_t *reason)
 	}
 }
 
-/* begin and end: in process context while no other probe is placed, with
- * interrupts on, so a long one cannot stall the CPU. */
+/*
+ * begin, end and error: in process context while no other probe is
+ * placed, kept on this CPU (its state is per CPU) but preemptible, so a
+ * long one cannot stall the CPU and its output may wait for memory
+ * (transport.c). MAXACTION_INTERRUPTIBLE bounds them, not MAXHITTIME.
+ */
 void rt_run_begin_end(const struct rt_probe *p)
 {
 	unsigned long flags;
 	struct rt_cpu *cpu;
 
-	preempt_disable();
+	migrate_disable();
 	local_irq_save(flags);
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (cpu->busy) {
@@ -169,13 +178,15 @@ void rt_run_begin_end(const struct rt_probe *p)
 	}
 	cpu->busy = 1;
 	local_irq_restore(flags);
-	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible);
+	cpu->process_context = true;
+	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible, U64_MAX);
 	rt_hit_body(cpu, p, p->handler);
+	cpu->process_context = false;
 	cpu->probe = NULL;
 	barrier();
 	cpu->busy = 0;
 out:
-	preempt_enable();
+	migrate_enable();
 }
 
 /* An uncaught failure: reported, and counted against MAXERRORS. */
@@ -226,7 +237,7 @@ void rt_fail_limit(struct rt_context *c, const char *limit, rt_long value, const
 	rt_failf(c, loc, hint, "%s (%lld) exceeded", limit, value);
 }
 
-void rt_fail_actions(struct rt_context *c, const char *loc)
+static void rt_fail_actions(struct rt_context *c, const char *loc)
 {
 	const struct rt_probe *p = container_of(c, struct rt_cpu, c)->probe;
 
@@ -234,6 +245,66 @@ void rt_fail_actions(struct rt_context *c, const char *loc)
 		rt_fail_limit(c, "MAXACTION_INTERRUPTIBLE", rt_script.maxaction_interruptible, loc);
 	else
 		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
+}
+
+bool rt_hit_overtime(struct rt_context *c, const char *loc)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	u64 ran = local_clock() - cpu->hit_start;
+
+	if (likely(ran <= cpu->hit_limit_ns))
+		return false;
+	rt_failf(c, loc, "raise the limit with -D MAXHITTIME=MICROSECONDS (at most 1000000)",
+		 "the probe hit ran for %llu us, more than MAXHITTIME = %lld us",
+		 (unsigned long long)(ran / NSEC_PER_USEC), rt_script.maxhittime_us);
+	return true;
+}
+
+int rt_actions_refill(struct rt_context *c, const char *loc)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	rt_long left = cpu->actions_reserve + c->actions;
+
+	if (left < 0) {
+		rt_fail_actions(c, loc);
+		return 1;
+	}
+	if (rt_hit_overtime(c, loc))
+		return 1;
+	c->actions = min_t(rt_long, left, RT_ACTION_WINDOW);
+	cpu->actions_reserve = left - c->actions;
+	return 0;
+}
+
+/*
+ * Handlers took more than threshold ns of one CPU's last interval ns
+ * (SystemTap's STP_OVERLOAD_THRESHOLD and _INTERVAL): the script stops,
+ * as the machine is spending itself on tracing.
+ */
+static atomic_t rt_overloaded;
+
+void rt_overload_check(struct rt_cpu *cpu, u64 now)
+{
+	u64 used = now - cpu->hit_start;
+
+	if (now - cpu->ov_start >= (u64)rt_script.overload_interval_ns) {
+		cpu->ov_start = now;
+		cpu->ov_used = used;
+		return;
+	}
+	cpu->ov_used += used;
+	if (likely(cpu->ov_used <= (u64)rt_script.overload_threshold_ns))
+		return;
+	if (atomic_cmpxchg(&rt_overloaded, 0, 1) == 0)
+		rt_message("error",
+			   "probe overhead exceeded threshold: handlers took %llu ms of CPU %d's last %llu ms (%llu%%), more than STP_OVERLOAD_THRESHOLD / STP_OVERLOAD_INTERVAL = %lld%%; raise them with -D STP_OVERLOAD_THRESHOLD=NS -D STP_OVERLOAD_INTERVAL=NS, or turn the check off with -D STP_NO_OVERLOAD",
+			   (unsigned long long)(cpu->ov_used / NSEC_PER_MSEC), smp_processor_id(),
+			   (unsigned long long)((now - cpu->ov_start) / NSEC_PER_MSEC),
+			   (unsigned long long)div64_u64(cpu->ov_used * 100, max_t(u64, now - cpu->ov_start, 1)),
+			   rt_script.overload_threshold_ns * 100 / rt_script.overload_interval_ns);
+	rt_request_stop(1);
+	cpu->ov_start = now;
+	cpu->ov_used = 0;
 }
 
 void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc)
@@ -302,11 +373,11 @@ static void rt_free_cpus(void)
 	for_each_possible_cpu(i) {
 		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
 
-		vfree(cpu->stack);
-		vfree(cpu->out);
+		rt_free_big(cpu->stack);
+		rt_free_big(cpu->out);
 		kfree(cpu->stat_scratch);
-		vfree(cpu->iter_slots);
-		vfree(cpu->re_scratch);
+		rt_free_big(cpu->iter_slots);
+		rt_free_big(cpu->re_scratch);
 		kfree(cpu->re_subject);
 		kfree(cpu->tok_str);
 	}
@@ -315,7 +386,7 @@ static void rt_free_cpus(void)
 }
 
 /* The largest statistic of the script, for merging CPUs' copies into. */
-static size_t rt_stat_scratch_bytes(void)
+size_t rt_stat_scratch_bytes(void)
 {
 	size_t n = sizeof(struct rt_stat);
 	int i;
@@ -339,10 +410,10 @@ static int rt_alloc_cpus(void)
 	for_each_possible_cpu(i) {
 		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
 
-		cpu->stack = vzalloc(rt_script.frame_size ? rt_script.frame_size : 16);
+		cpu->stack = rt_alloc_big(rt_script.frame_size ? rt_script.frame_size : 16);
 		cpu->c.sp_end = cpu->stack ? cpu->stack + rt_script.frame_size : NULL;
 		cpu->c.maxnesting = (int)rt_script.maxnesting;
-		cpu->out = vmalloc(RT_STAGING_SIZE);
+		cpu->out = rt_alloc_big(RT_STAGING_SIZE);
 		cpu->stat_scratch = kzalloc(scratch, GFP_KERNEL);
 		cpu->re_subject = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
 		cpu->tok_str = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
@@ -350,12 +421,12 @@ static int rt_alloc_cpus(void)
 		    !cpu->tok_str)
 			return -ENOMEM;
 		if (rt_script.iter_slots) {
-			cpu->iter_slots = vmalloc(array_size(rt_script.iter_slots, 2 * sizeof(u64)));
+			cpu->iter_slots = rt_alloc_big(array_size(rt_script.iter_slots, 2 * sizeof(u64)));
 			if (!cpu->iter_slots)
 				return -ENOMEM;
 		}
 		if (rt_script.regex_prog) {
-			cpu->re_scratch = vmalloc(RT_RE_SCRATCH(rt_script.regex_prog));
+			cpu->re_scratch = rt_alloc_big(RT_RE_SCRATCH(rt_script.regex_prog));
 			if (!cpu->re_scratch)
 				return -ENOMEM;
 		}
@@ -391,8 +462,9 @@ static int rt_alloc_data(void)
 	for (i = 0; i < rt_script.nmaps; i++) {
 		rt_maps[i] = rt_map_new(&rt_script.maps[i]);
 		if (!rt_maps[i]) {
-			pr_err(RT_PREFIX "no memory for array '%s' (%d entries)\n",
-			       rt_script.maps[i].name, rt_script.maps[i].capacity);
+			rt_message("error", "no memory for array '%s' (%d entries, %zu KiB)",
+				   rt_script.maps[i].name, rt_script.maps[i].capacity,
+				   rt_map_bytes(&rt_script.maps[i]) >> 10);
 			return -ENOMEM;
 		}
 	}
@@ -405,7 +477,23 @@ static int rt_alloc_data(void)
 }
 
 static DEFINE_MUTEX(rt_ctl_mutex);
-static bool rt_started, rt_stopped;
+static bool rt_started, rt_stopped, rt_allocated;
+
+/* Everything the script needs, once its total is known to be bearable. */
+static int rt_alloc_all(void)
+{
+	int rc = rt_memory_check();
+
+	if (!rc)
+		rc = rt_alloc_cpus();
+	if (!rc)
+		rc = rt_alloc_data();
+	if (!rc)
+		rc = rt_transport_alloc();
+	if (rc == -ENOMEM && atomic_read(&rt_first_error_state) == 0)
+		rt_message("error", "not enough kernel memory to start the script");
+	return rc;
+}
 
 int rt_ctl_start(void)
 {
@@ -417,6 +505,13 @@ int rt_ctl_start(void)
 		return -EINVAL;
 	}
 	rt_started = true;
+	rc = rt_alloc_all();
+	if (rc) {
+		rt_request_stop(1);
+		mutex_unlock(&rt_ctl_mutex);
+		return rc;
+	}
+	rt_allocated = true;
 	atomic_set(&rt_sess.state, RT_RUNNING);
 	rc = rt_probes_prepare();
 	if (rc) {
@@ -436,10 +531,11 @@ int rt_ctl_start(void)
 int rt_ctl_stop(void)
 {
 	mutex_lock(&rt_ctl_mutex);
+	rt_sess.stop_requested = true;
 	if (!rt_stopped) {
 		rt_stopped = true;
 		rt_request_stop(0);
-		if (rt_started) {
+		if (rt_started && rt_allocated) {
 			rt_probes_stop();
 			atomic_set(&rt_sess.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
@@ -450,6 +546,25 @@ int rt_ctl_stop(void)
 	rt_wake_readers();
 	mutex_unlock(&rt_ctl_mutex);
 	return 0;
+}
+
+/*
+ * staprun went away without `stop` (kill -9, a crash): nothing would ever
+ * stop the probes, so stop them now; the end probes still run (their
+ * output has no reader). staprun's guardian, or the next staprun of this
+ * module, unloads it (ctl says "orphaned 1").
+ */
+void rt_ctl_orphan(void)
+{
+	mutex_lock(&rt_ctl_mutex);
+	if (!rt_sess.stop_requested) {
+		rt_sess.orphaned = true;
+		pr_warn(RT_PREFIX "%s: its reader went away without stopping it: stopping now\n",
+			THIS_MODULE->name);
+	}
+	mutex_unlock(&rt_ctl_mutex);
+	if (rt_sess.orphaned)
+		rt_ctl_stop();
 }
 
 void rt_ctl_set_target(pid_t pid)
@@ -467,18 +582,14 @@ static int __init rt_init(void)
 		return -EINVAL;
 	}
 	atomic_set(&rt_sess.state, RT_LOADED);
-	rc = rt_alloc_cpus();
-	if (!rc)
-		rc = rt_alloc_data();
-	if (!rc)
-		rc = rt_locks_init(rt_script.nglobals);
+	/* Only the control files now: what the script needs is allocated at
+	 * `start`, after its total is checked, so that a refusal reaches the
+	 * user through ctl. */
+	rc = rt_locks_init(rt_script.nglobals);
 	if (!rc)
 		rc = rt_transport_init(THIS_MODULE->name);
-	if (rc) {
+	if (rc)
 		rt_locks_exit();
-		rt_free_data();
-		rt_free_cpus();
-	}
 	return rc;
 }
 

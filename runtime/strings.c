@@ -242,13 +242,34 @@ void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, c
 /* Matching work charged to the statement budget: one action per this many steps. */
 #define RT_RE_STEPS_PER_ACTION 64
 
+/* Give up a match that spends more than the statement budget left, or
+ * that makes the hit run past MAXHITTIME. */
+static int rt_regex_stop(void *arg, unsigned long steps)
+{
+	struct rt_context *c = arg;
+
+	return (rt_long)(steps / RT_RE_STEPS_PER_ACTION) > c->actions + rt_cpu_of(c)->actions_reserve ||
+	       rt_hit_overtime(c, NULL);
+}
+
 rt_long rt_regex_match(struct rt_context *c, const struct rt_regex *re, const char *s)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
 	unsigned long steps = 0;
 	int matched;
 
-	matched = rt_re_match(re, s, rt_script.maxstringlen, cpu->re_caps, cpu->re_scratch, &steps);
+	matched = rt_re_match(re, s, rt_script.maxstringlen, cpu->re_caps, cpu->re_scratch, &steps,
+			      rt_regex_stop, c);
+	if (matched < 0) {
+		if (!c->error)
+			rt_fail_limit(c, rt_cpu_of(c)->probe && rt_cpu_of(c)->process_context
+						 ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION",
+				      rt_cpu_of(c)->process_context ? rt_script.maxaction_interruptible
+								    : rt_script.maxaction,
+				      NULL);
+		cpu->re_matched = 0;
+		return 0;
+	}
 	c->actions -= steps / RT_RE_STEPS_PER_ACTION;
 	cpu->re_matched = matched;
 	if (matched) {

@@ -12,10 +12,23 @@
  *
  * Probe context never wakes the reader (a wake-up from inside the scheduler
  * could deadlock); a 20 ms timer does.
+ *
+ * begin, end and error probes run in process context while staprun is
+ * inside its `start` or `stop` write, not reading: their records go to a
+ * list allocated as they come (up to RT_PC_MAX bytes) instead, so the
+ * report an end probe prints is never lost to a full ring. The reader
+ * takes the list in sequence order with the rings.
+ *
+ * `out` has one reader at a time, and only the user who loaded the module,
+ * with CAP_SYS_MODULE, may open it or `ctl`. When the reader closes `out`
+ * before `stop` (staprun was killed), the script stops at once.
  */
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/list.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -41,7 +54,27 @@ struct rt_ring {
 };
 
 static struct rt_ring __percpu *rt_rings;
+static size_t rt_ring_size;
 static atomic64_t rt_seq;
+
+/* A begin, end or error probe's record (process context). */
+struct rt_pc_record {
+	struct list_head node;
+	u64 seq;
+	u32 len;
+	u32 size;               /* what the allocation really takes */
+	char data[];
+};
+static LIST_HEAD(rt_pc_list);
+static DEFINE_SPINLOCK(rt_pc_lock);
+static size_t rt_pc_bytes;              /* held in the list */
+static u64 rt_pc_dropped_records, rt_pc_dropped_bytes;
+/* The most the list holds, output staprun has not read yet: 16 MiB, or
+ * four rings' worth with a large -s. */
+#define RT_PC_MAX max_t(size_t, (size_t)16 << 20, 4 * rt_ring_size)
+
+static atomic_t rt_reader_open;         /* `out` is open (one reader at a time) */
+static kuid_t rt_owner;                 /* the user who loaded the module */
 static DECLARE_WAIT_QUEUE_HEAD(rt_wq);
 static DEFINE_MUTEX(rt_read_mutex);
 static struct proc_dir_entry *rt_proc_dir;
@@ -77,14 +110,45 @@ static size_t rt_record_space(size_t len)
 	return sizeof(struct rt_record) + ALIGN(len, 8);
 }
 
+/* Process context: append to the list, allocating; drop only past RT_PC_MAX. */
+static void rt_pc_commit(struct rt_cpu *cpu)
+{
+	struct rt_pc_record *rec = NULL;
+	unsigned long flags;
+
+	if (READ_ONCE(rt_pc_bytes) + cpu->out_len <= RT_PC_MAX)
+		rec = kmalloc(sizeof(*rec) + cpu->out_len, GFP_KERNEL | __GFP_NOWARN);
+	spin_lock_irqsave(&rt_pc_lock, flags);
+	if (rec && rt_pc_bytes + ksize(rec) <= RT_PC_MAX) {
+		rec->seq = atomic64_inc_return(&rt_seq);
+		rec->len = cpu->out_len;
+		rec->size = ksize(rec);
+		memcpy(rec->data, cpu->out, cpu->out_len);
+		list_add_tail(&rec->node, &rt_pc_list);
+		rt_pc_bytes += rec->size;
+		rec = NULL;
+	} else {
+		rt_pc_dropped_records++;
+		rt_pc_dropped_bytes += cpu->out_len;
+	}
+	spin_unlock_irqrestore(&rt_pc_lock, flags);
+	kfree(rec);
+	cpu->out_len = 0;
+}
+
 void rt_out_commit(struct rt_cpu *cpu)
 {
-	struct rt_ring *r = this_cpu_ptr(rt_rings);
+	struct rt_ring *r;
 	struct rt_record rec;
 	size_t need, head, tail;
 
 	if (!cpu->out_len)
 		return;
+	if (cpu->process_context) {
+		rt_pc_commit(cpu);
+		return;
+	}
+	r = this_cpu_ptr(rt_rings);
 	need = rt_record_space(cpu->out_len);
 	head = r->head;
 	tail = smp_load_acquire(&r->tail);
@@ -134,6 +198,10 @@ static bool rt_data_ready(void)
 {
 	int i;
 
+	if (!list_empty_careful(&rt_pc_list))
+		return true;
+	if (!smp_load_acquire(&rt_rings))
+		return false;
 	for_each_possible_cpu(i) {
 		struct rt_ring *r = per_cpu_ptr(rt_rings, i);
 
@@ -143,16 +211,39 @@ static bool rt_data_ready(void)
 	return false;
 }
 
-/* The CPU whose next record is the oldest, or -1. */
-static int rt_oldest_cpu(struct rt_record *rec)
+/* The list's first record, or NULL (only the reader removes records). */
+static struct rt_pc_record *rt_pc_first(void)
 {
+	struct rt_pc_record *rec;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rt_pc_lock, flags);
+	rec = list_first_entry_or_null(&rt_pc_list, struct rt_pc_record, node);
+	spin_unlock_irqrestore(&rt_pc_lock, flags);
+	return rec;
+}
+
+/* The list is source number RT_SRC_LIST; the rings are their CPU's number. */
+#define RT_SRC_LIST (-2)
+
+/* The source whose next record is the oldest, or -1. */
+static int rt_oldest_source(struct rt_record *rec)
+{
+	struct rt_pc_record *pc = rt_pc_first();
 	struct rt_record cand;
 	int i, best = -1;
 
+	if (pc) {
+		rec->seq = pc->seq;
+		rec->len = pc->len;
+		best = RT_SRC_LIST;
+	}
+	if (!smp_load_acquire(&rt_rings))
+		return best;
 	for_each_possible_cpu(i) {
 		if (!rt_ring_peek(per_cpu_ptr(rt_rings, i), &cand))
 			continue;
-		if (best < 0 || cand.seq < rec->seq) {
+		if (best == -1 || cand.seq < rec->seq) {
 			*rec = cand;
 			best = i;
 		}
@@ -160,26 +251,66 @@ static int rt_oldest_cpu(struct rt_record *rec)
 	return best;
 }
 
-/* Copy whole records (or the rest of a partial one) to the user; bytes copied or -EFAULT. */
-static ssize_t rt_drain(char __user *ubuf, size_t count)
+/* Copy len bytes at off of source src's next record to the user. */
+static int rt_copy_record(int src, size_t off, char __user *to, size_t len)
 {
 	char chunk[256];
 	size_t done = 0;
 
+	if (src == RT_SRC_LIST)
+		return copy_to_user(to, rt_pc_first()->data + off, len) ? -EFAULT : 0;
+	while (done < len) {
+		struct rt_ring *r = per_cpu_ptr(rt_rings, src);
+		size_t k = min(len - done, sizeof(chunk));
+
+		rt_ring_copy_out(r, r->tail + sizeof(struct rt_record) + off + done, chunk, k);
+		if (copy_to_user(to + done, chunk, k))
+			return -EFAULT;
+		done += k;
+	}
+	return 0;
+}
+
+/* Source src's next record has been handed over whole. */
+static void rt_consume_record(int src, const struct rt_record *rec)
+{
+	struct rt_pc_record *pc;
+	unsigned long flags;
+
+	if (src != RT_SRC_LIST) {
+		struct rt_ring *r = per_cpu_ptr(rt_rings, src);
+
+		smp_store_release(&r->tail, r->tail + rt_record_space(rec->len));
+		return;
+	}
+	spin_lock_irqsave(&rt_pc_lock, flags);
+	pc = list_first_entry(&rt_pc_list, struct rt_pc_record, node);
+	list_del(&pc->node);
+	rt_pc_bytes -= pc->size;
+	spin_unlock_irqrestore(&rt_pc_lock, flags);
+	kfree(pc);
+}
+
+/* Copy whole records (or the rest of a partial one) to the user; bytes copied or -EFAULT. */
+static ssize_t rt_drain(char __user *ubuf, size_t count)
+{
+	size_t done = 0;
+
 	while (done < count) {
 		struct rt_record rec;
-		struct rt_ring *r;
-		size_t left, n, off;
-		int cpu = rt_partial_cpu;
+		size_t left, n;
+		int src = rt_partial_cpu;
 
-		if (cpu >= 0) {
-			r = per_cpu_ptr(rt_rings, cpu);
-			rt_ring_peek(r, &rec);
+		if (src != -1) {
+			if (src == RT_SRC_LIST) {
+				rec.len = rt_pc_first()->len;
+			} else {
+				rt_ring_peek(per_cpu_ptr(rt_rings, src), &rec);
+			}
 		} else {
-			cpu = rt_oldest_cpu(&rec);
-			if (cpu < 0)
+			src = rt_oldest_source(&rec);
+			if (src == -1)
 				break;
-			r = per_cpu_ptr(rt_rings, cpu);
 			rt_partial_off = 0;
 		}
 		/* Start a record only if it fits, unless nothing was copied yet. */
@@ -187,25 +318,18 @@ static ssize_t rt_drain(char __user *ubuf, size_t count)
 		if (done && rt_partial_off == 0 && left > count - done)
 			break;
 		n = min(left, count - done);
-		off = 0;
-		while (off < n) {
-			size_t k = min(n - off, sizeof(chunk));
-
-			rt_ring_copy_out(r, r->tail + sizeof(rec) + rt_partial_off + off, chunk, k);
-			/* Records already handed over stay handed over. */
-			if (copy_to_user(ubuf + done + off, chunk, k))
-				return done ? (ssize_t)done : -EFAULT;
-			off += k;
-		}
+		/* Records already handed over stay handed over. */
+		if (rt_copy_record(src, rt_partial_off, ubuf + done, n))
+			return done ? (ssize_t)done : -EFAULT;
 		done += n;
 		if (n < left) {
-			rt_partial_cpu = cpu;
+			rt_partial_cpu = src;
 			rt_partial_off += n;
 			break;
 		}
 		rt_partial_cpu = -1;
 		rt_partial_off = 0;
-		smp_store_release(&r->tail, r->tail + rt_record_space(rec.len));
+		rt_consume_record(src, &rec);
 	}
 	return done;
 }
@@ -251,24 +375,53 @@ static __poll_t rt_out_poll(struct file *file, poll_table *wait)
 	return rt_reader_should_wake() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/*
+ * Only the user who loaded the module, holding CAP_SYS_MODULE: owning the
+ * files is not enough (a uid-0 process without capabilities owns them too).
+ */
+static int rt_may_open(void)
+{
+	if (!capable(CAP_SYS_MODULE) || !uid_eq(current_euid(), rt_owner))
+		return -EPERM;
+	return 0;
+}
+
 static int rt_out_open(struct inode *inode, struct file *file)
 {
+	int rc = rt_may_open();
+
+	if (rc)
+		return rc;
+	if (atomic_cmpxchg(&rt_reader_open, 0, 1) != 0)
+		return -EBUSY;
 	return nonseekable_open(inode, file);
 }
 
+/* The reader went away: if it never said stop, it was killed, and
+ * nobody would ever stop the probes. */
 static int rt_out_release(struct inode *inode, struct file *file)
 {
+	rt_ctl_orphan();
+	atomic_set(&rt_reader_open, 0);
 	return 0;
 }
 
 void rt_transport_show(struct seq_file *m)
 {
 	u64 records = 0, bytes = 0;
+	unsigned long flags;
 	int i;
 
+	spin_lock_irqsave(&rt_pc_lock, flags);
+	records = rt_pc_dropped_records;
+	bytes = rt_pc_dropped_bytes;
+	spin_unlock_irqrestore(&rt_pc_lock, flags);
 	for_each_possible_cpu(i) {
-		struct rt_ring *r = per_cpu_ptr(rt_rings, i);
+		struct rt_ring *r;
 
+		if (!rt_rings)
+			break;
+		r = per_cpu_ptr(rt_rings, i);
 		records += READ_ONCE(r->dropped_records);
 		bytes += READ_ONCE(r->dropped_bytes);
 	}
@@ -285,7 +438,9 @@ static int rt_ctl_show(struct seq_file *m, void *unused)
 
 static int rt_ctl_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, rt_ctl_show, NULL);
+	int rc = rt_may_open();
+
+	return rc ? rc : single_open(file, rt_ctl_show, NULL);
 }
 
 static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t count,
@@ -333,46 +488,70 @@ static enum hrtimer_restart rt_wake_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* At load: the /proc files, for the user loading the module only. */
 int rt_transport_init(const char *module_name)
 {
+	struct proc_dir_entry *out, *ctl;
 	char dir[80];
-	size_t size = 4096;
-	int i;
 
+	rt_owner = current_euid();
 	rt_hrtimer_setup(&rt_wake_timer, rt_wake_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	rt_rings = alloc_percpu(struct rt_ring);
-	if (!rt_rings)
-		return -ENOMEM;
-	while (size < rt_script.buffer_size)
-		size <<= 1;
-	for_each_possible_cpu(i) {
-		struct rt_ring *r = per_cpu_ptr(rt_rings, i);
-
-		r->buf = vmalloc(size);
-		if (!r->buf)
-			goto nomem;
-		r->size = size;
-	}
+	rt_ring_size = 4096;
+	while (rt_ring_size < rt_script.buffer_size)
+		rt_ring_size <<= 1;
 	snprintf(dir, sizeof(dir), "tapline_%s", module_name);
-	rt_proc_dir = proc_mkdir(dir, NULL);
+	rt_proc_dir = proc_mkdir_mode(dir, 0500, NULL);
 	if (!rt_proc_dir)
 		goto exists;
-	if (!proc_create("out", 0400, rt_proc_dir, &rt_out_ops) ||
-	    !proc_create("ctl", 0600, rt_proc_dir, &rt_ctl_ops))
+	out = proc_create("out", 0400, rt_proc_dir, &rt_out_ops);
+	ctl = proc_create("ctl", 0600, rt_proc_dir, &rt_ctl_ops);
+	if (!out || !ctl)
 		goto exists;
+	proc_set_user(rt_proc_dir, rt_owner, current_egid());
+	proc_set_user(out, rt_owner, current_egid());
+	proc_set_user(ctl, rt_owner, current_egid());
 	hrtimer_start(&rt_wake_timer, ns_to_ktime(RT_WAKE_INTERVAL_NS), HRTIMER_MODE_REL);
 	return 0;
 exists:
 	pr_err(RT_PREFIX "cannot create /proc/%s\n", dir);
 	rt_transport_exit();
 	return -EEXIST;
+}
+
+size_t rt_transport_bytes(void)
+{
+	return rt_ring_size * num_possible_cpus() + RT_PC_MAX;
+}
+
+/* At start: the rings. */
+int rt_transport_alloc(void)
+{
+	struct rt_ring __percpu *rings = alloc_percpu(struct rt_ring);
+	int i;
+
+	if (!rings)
+		return -ENOMEM;
+	for_each_possible_cpu(i) {
+		struct rt_ring *r = per_cpu_ptr(rings, i);
+
+		r->buf = rt_alloc_big(rt_ring_size);
+		if (!r->buf)
+			goto nomem;
+		r->size = rt_ring_size;
+	}
+	/* The reader may be waiting already. */
+	smp_store_release(&rt_rings, rings);
+	return 0;
 nomem:
-	rt_transport_exit();
+	for_each_possible_cpu(i)
+		rt_free_big(per_cpu_ptr(rings, i)->buf);
+	free_percpu(rings);
 	return -ENOMEM;
 }
 
 void rt_transport_exit(void)
 {
+	struct rt_pc_record *pc, *next;
 	int i;
 
 	if (rt_proc_dir) {
@@ -380,10 +559,14 @@ void rt_transport_exit(void)
 		proc_remove(rt_proc_dir);
 		rt_proc_dir = NULL;
 	}
+	list_for_each_entry_safe(pc, next, &rt_pc_list, node)
+		kfree(pc);
+	INIT_LIST_HEAD(&rt_pc_list);
+	rt_pc_bytes = 0;
 	if (!rt_rings)
 		return;
 	for_each_possible_cpu(i)
-		vfree(per_cpu_ptr(rt_rings, i)->buf);
+		rt_free_big(per_cpu_ptr(rt_rings, i)->buf);
 	free_percpu(rt_rings);
 	rt_rings = NULL;
 }

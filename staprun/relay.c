@@ -139,6 +139,9 @@ static void sr_status_parse(struct sr_status *st)
 		} else if (klen == 14 && !strncmp(line, "skipped_unsafe", 14) && !(seen & 64)) {
 			st->skipped_unsafe = strtoull(val, NULL, 10);
 			seen |= 64;
+		} else if (klen == 8 && !strncmp(line, "orphaned", 8) && !(seen & 128)) {
+			st->orphaned = atoi(val);
+			seen |= 128;
 		}
 		/* Put the newline back: sr_status_report() walks the text again. */
 		if (!nl)

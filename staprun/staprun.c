@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -57,6 +58,8 @@ static volatile sig_atomic_t sr_signals;	/* SIGINT, SIGTERM, ... seen */
 static volatile sig_atomic_t sr_sigchld;
 static sig_atomic_t sr_signals_at_stop;
 static pid_t sr_child = -1;
+static int sr_child_status = -1;	/* how the -c command ended (wait status); -1: not seen */
+static int sr_guardian = -1;	/* the pipe to the guardian (guardian.c) */
 
 static void sr_msg(const char *kind, const char *fmt, va_list ap)
 {
@@ -465,6 +468,11 @@ static int sr_fork_child(const char *cmd)
 	}
 	if (sr_child == 0) {
 		close(p[1]);
+		/* Nothing of staprun's but stdio may outlive it in the command:
+		 * a held `out` would keep the kernel from noticing staprun died. */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != p[0])
+				close(fd);
 		sr_default_signals();
 		do
 			n = read(p[0], &go, 1);
@@ -482,12 +490,15 @@ static int sr_fork_child(const char *cmd)
 	return p[1];
 }
 
+static int sr_child_released;	/* the -c command was let run */
+
 static void sr_release_child(int gofd, int go)
 {
 	ssize_t n;
 
 	if (gofd < 0)
 		return;
+	sr_child_released = go;
 	if (go) {
 		/* EPIPE (SIGPIPE is ignored) means it already died: fine. */
 		do
@@ -513,7 +524,34 @@ static int sr_child_exited(void)
 		return 0;
 	sr_verbose("the -c command (process %d) exited", (int)sr_child);
 	sr_child = -1;
+	sr_child_status = status;
 	return 1;
+}
+
+/*
+ * As SystemTap does: a -c command that failed makes staprun fail (exit 1),
+ * with a warning saying how it ended. Returns 1 if it failed.
+ */
+static int sr_report_child(void)
+{
+	int st = sr_child_status;
+
+	if (st < 0 && sr_child > 0)
+		sr_child_exited();	/* it may have ended while draining */
+	st = sr_child_status;
+	/* One held back because the script never started never ran. */
+	if (st < 0 || !sr_child_released)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st)) {
+		sr_warn("the -c command exited with status %d", WEXITSTATUS(st));
+		return 1;
+	}
+	if (WIFSIGNALED(st)) {
+		sr_warn("the -c command was killed by signal %d (%s)", WTERMSIG(st),
+			strsignal(WTERMSIG(st)));
+		return 1;
+	}
+	return 0;
 }
 
 /* The relay's stop_now() while the script runs: a signal, or -c exited. */
@@ -716,6 +754,7 @@ static int sr_run(const char *name, int dst_fd)
 			return 1;
 		}
 		opt.target = sr_child;
+		sr_guardian_child(sr_guardian, (int)sr_child);
 	}
 	if (opt.target) {
 		snprintf(cmd, sizeof(cmd), "target %d", (int)opt.target);
@@ -780,6 +819,8 @@ static int sr_run(const char *name, int dst_fd)
 	} else {
 		rc = st.exit_status ? 1 : 0;
 	}
+	if (sr_report_child())
+		rc = 1;
 	sr_verbose("script state %s, exit status %d",
 		   st.state[0] ? st.state : "(not given)", rc);
 	sr_status_free(&st);
@@ -792,6 +833,47 @@ not_started:
 	return 1;
 }
 
+/*
+ * Loading kernel modules takes CAP_SYS_MODULE: checked before anything
+ * else, so that nobody else learns anything from staprun (or gets it to
+ * open files) by running it.
+ */
+static int sr_check_privilege(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) == 0 &&
+	    (data[CAP_SYS_MODULE / 32].effective & (1u << (CAP_SYS_MODULE % 32))))
+		return 0;
+	sr_error("loading a Tapline module takes CAP_SYS_MODULE: run staprun as root");
+	return -1;
+}
+
+/*
+ * A module of this name is loaded already: if its staprun died and the
+ * kernel stopped it (ctl says orphaned and stopped) but nobody unloaded it,
+ * it is what is left of an earlier run of this very module: unload it.
+ */
+static void sr_unload_orphan(const char *name)
+{
+	char path[128], err[SR_ERR_MAX];
+	struct sr_status st;
+	int orphan;
+
+	snprintf(path, sizeof(path), SR_PROC_DIR "/tapline_%s/ctl", name);
+	if (access(path, F_OK) != 0 || sr_ctl_read(name, &st, err, sizeof(err)))
+		return;
+	orphan = st.orphaned && !strcmp(st.state, "stopped");
+	sr_status_free(&st);
+	if (!orphan)
+		return;
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+		sr_warn("unloaded module %s, left behind stopped by an earlier staprun that died",
+			name);
+}
+
 int main(int argc, char **argv)
 {
 	char name[SR_NAME_MAX + 1];
@@ -800,6 +882,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	sr_parse_options(argc, argv);
+	if (sr_check_privilege())
+		return 1;
 	if (sr_check_module(&mi, name))
 		return 1;
 	rc = sr_check_build_id(&mi);
@@ -808,10 +892,6 @@ int main(int argc, char **argv)
 	sr_modinfo_free(&mi);
 	if (rc)
 		return 1;
-	if (geteuid() != 0) {
-		sr_error("must be run as root to load kernel modules");
-		return 1;
-	}
 	if (opt.outfile) {
 		dst_fd = open(opt.outfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			      0666);
@@ -823,11 +903,17 @@ int main(int argc, char **argv)
 	}
 	/* Before the load, so that Ctrl-C during it still unloads. */
 	sr_install_signals();
+	sr_unload_orphan(name);
 	if (sr_load(name))
 		return 1;
+	sr_guardian = sr_guardian_start(name);
+	if (sr_guardian < 0)
+		sr_warn("cannot start the guardian process (%s): if staprun is killed, unload module %s with `rmmod %s`",
+			strerror(errno), name, name);
 	rc = sr_run(name, dst_fd);
 	if (sr_unload(name))
 		rc = 1;
+	sr_guardian_done(sr_guardian);
 	if (opt.outfile && close(dst_fd) < 0) {
 		sr_error("writing the output to %s: %s", opt.outfile,
 			 strerror(errno));

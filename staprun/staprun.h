@@ -91,6 +91,7 @@ struct sr_status {
 	unsigned long long skipped;
 	unsigned long long skipped_locked; /* of those, a global stayed locked */
 	unsigned long long skipped_unsafe; /* of those, where RCU was not watching */
+	int orphaned;			/* its reader went away without a stop */
 	char *text;			/* the whole text, for error/warning lines */
 };
 
@@ -131,5 +132,17 @@ struct sr_relay {
  * that the module's buffers still drain.
  */
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void));
+
+/* guardian.c: what happens to the module if staprun dies */
+
+/*
+ * Fork the guardian of loaded module NAME; returns the pipe that keeps it
+ * waiting (-1 if it could not be made: staprun goes on without one).
+ */
+int sr_guardian_start(const char *name);
+/* The -c command's process id, for the guardian to kill if staprun dies. */
+void sr_guardian_child(int fd, int pid);
+/* staprun is ending normally, having unloaded the module itself. */
+void sr_guardian_done(int fd);
 
 #endif /* TAPLINE_STAPRUN_H */

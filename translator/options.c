@@ -4,6 +4,7 @@
  * decides goes into struct session; nothing else reads argv.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,10 @@ static void usage(FILE *f)
 		"  -x PID        target() returns PID\n"
 		"  -D NAME=VAL   set a runtime limit: MAXSTRINGLEN, MAXACTION,\n"
 		"                MAXACTION_INTERRUPTIBLE, MAXNESTING, MAXMAPENTRIES, MAXTRYLOCK,\n"
-		"                TRYLOCKDELAY, MAXERRORS, MAXSKIPPED, MAXACTIVE, HIST_ELISION\n"
+		"                TRYLOCKDELAY, MAXERRORS, MAXSKIPPED, MAXACTIVE, HIST_ELISION,\n"
+		"                MAXHITTIME (us one hit may run), MAXMEMORY (KiB the script may\n"
+		"                take), STP_OVERLOAD_THRESHOLD and STP_OVERLOAD_INTERVAL (ns);\n"
+		"                -D STP_NO_OVERLOAD turns the overload check off\n"
 		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
 		"  -I DIR        also read tapsets from DIR\n"
 		"  -w            no warnings\n"
@@ -102,12 +106,28 @@ static long long parse_number(const char *text, const char *what)
 	return v;
 }
 
+/* SystemTap's names for the same limits. */
+static const char *limit_alias(const char *name)
+{
+	if (!strcmp(name, "STP_MAXMEMORY"))
+		return "MAXMEMORY";
+	return name;
+}
+
 static void set_limit(struct session *s, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
+	/* A flag, as SystemTap's scripts write it: -D STP_NO_OVERLOAD. */
+	if (!eq && !strcmp(arg, "STP_NO_OVERLOAD")) {
+		s->limits[LIMIT_STP_NO_OVERLOAD] = 1;
+		s->limit_set[LIMIT_STP_NO_OVERLOAD] = true;
+		return;
+	}
 	if (!eq)
 		fatal("-D wants NAME=VALUE, e.g. -D MAXACTION=10000 (got '%s')", arg);
-	char *name = xstrndup(arg, (size_t)(eq - arg));
+	char *alias = xstrndup(arg, (size_t)(eq - arg));
+	char *name = xstrdup(limit_alias(alias));
+	free(alias);
 	for (int i = 0; i < NLIMITS; i++) {
 		if (!strcmp(name, limit_info[i].name)) {
 			/* Only HIST_ELISION means something below 0 (keep every row). */
@@ -305,7 +325,14 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 100000 },
 		{ LIMIT_TRYLOCKDELAY, 0, 1000 },       { LIMIT_HIST_ELISION, -1, 1000 },
 		{ LIMIT_MAXSKIPPED, 0, 1000000000 },   { LIMIT_MAXACTIVE, 0, 4096 },
-		{ LIMIT_MAXWILDCARD, 1, 100000 },
+		{ LIMIT_MAXWILDCARD, 1, 100000 },      { LIMIT_MAXMAPENTRIES, 1, INT_MAX },
+		{ LIMIT_MAXERRORS, 0, 1000000000 },
+		/* The watchdogs act after 10 s (hard lockup) to 21 s (RCU stall). */
+		{ LIMIT_MAXHITTIME, 100, 1000000 },
+		{ LIMIT_STP_OVERLOAD_INTERVAL, 1000000, 100000000000LL },
+		{ LIMIT_STP_OVERLOAD_THRESHOLD, 1, 100000000000LL },
+		{ LIMIT_STP_NO_OVERLOAD, 0, 1 },
+		{ LIMIT_MAXMEMORY, 0, 1LL << 40 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
 		long long v = s->limits[bounds[i].id];
@@ -313,6 +340,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			fatal("%s must be between %lld and %lld, not %lld", limit_info[bounds[i].id].name,
 			      bounds[i].min, bounds[i].max, v);
 	}
+	if (s->limits[LIMIT_STP_OVERLOAD_THRESHOLD] > s->limits[LIMIT_STP_OVERLOAD_INTERVAL])
+		fatal("STP_OVERLOAD_THRESHOLD (%lld) must not be more than STP_OVERLOAD_INTERVAL (%lld)",
+		      s->limits[LIMIT_STP_OVERLOAD_THRESHOLD], s->limits[LIMIT_STP_OVERLOAD_INTERVAL]);
 	/* A guest under TCG runs each virtual CPU as a host thread, which the
 	 * host may pause for milliseconds while it holds a global's lock: with
 	 * --vm, wait up to the 0.1 s bound below by default rather than skip. */

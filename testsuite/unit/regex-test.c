@@ -35,7 +35,7 @@ static int ours(const char *pattern, const char *s, int caps[RT_RE_SLOTS], int *
 	unsigned long steps = 0;
 	for (int i = 0; i < RT_RE_SLOTS; i++)
 		caps[i] = -2;
-	int m = rt_re_match(&rt, s, strlen(s) + 1, caps, scratch, &steps);
+	int m = rt_re_match(&rt, s, strlen(s) + 1, caps, scratch, &steps, NULL, NULL);
 	if (ngroups)
 		*ngroups = re->ngroups;
 	return m;

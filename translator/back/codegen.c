@@ -723,11 +723,13 @@ void spend_actions(struct cg *g, int count, const struct node *at)
 	if (count == 0)
 		return;
 	char *loc = loc_literal(at);
+	/* Below 0 the runtime hands out the next window of the budget, after
+	 * checking the hit's time, or fails the hit. */
 	if (count == 1)
-		emit(g, "if (rt_unlikely(--c->actions < 0)) {");
+		emit(g, "if (rt_unlikely(--c->actions < 0) && rt_actions_refill(c, %s)) {", loc);
 	else
-		emit(g, "if (rt_unlikely((c->actions -= %d) < 0)) {", count);
-	emit(g, "\trt_fail_actions(c, %s);", loc);
+		emit(g, "if (rt_unlikely((c->actions -= %d) < 0) && rt_actions_refill(c, %s)) {",
+		     count, loc);
 	emit(g, "\t%s", g->fail_leave);
 	emit(g, "}");
 	free(loc);
@@ -1569,12 +1571,13 @@ char *cg_translate(struct session *s)
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
-			  ".maxactive = %lld },\n",
+			  ".maxactive = %lld, .nargs = %zu },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
-			  p->needs_regs, entry, h->entry_size, p->maxactive);
+			  p->needs_regs, entry, h->entry_size, p->maxactive,
+			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0);
 		free(pp);
 		free(sym);
 		free(mod);
@@ -1663,6 +1666,10 @@ char *cg_translate(struct session *s)
 		  "\t.printk_offset = 0x%llx,\n"
 		  "\t.statics = %s,\n"
 		  "\t.nstatics = %zu,\n"
+		  "\t.maxhittime_us = %lld,\n"
+		  "\t.overload_interval_ns = %lld,\n"
+		  "\t.overload_threshold_ns = %lld,\n"
+		  "\t.maxmemory_kb = %lld,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1671,7 +1678,9 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
 		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
 		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset,
-		  g.statics.n ? "rt_statics" : "0", g.statics.n);
+		  g.statics.n ? "rt_statics" : "0", g.statics.n, lim[LIMIT_MAXHITTIME],
+		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
+		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY]);
 	pv_free(&g.statics);
 	free(nlocks);
 	free(g.map_of);

@@ -1060,6 +1060,13 @@ static void kernel_trace_point(struct pp_ctx *c)
 						"its event class\n", tp->name);
 			continue;
 		}
+		if (site->nvars > TRACEPOINT_MAX_ARGS) {
+			if (c->s->verbose)
+				fprintf(stderr, "stap: tracepoint %s left out: it passes %zu arguments, "
+						"more than the %d a probe can take\n",
+					tp->name, site->nvars, TRACEPOINT_MAX_ARGS);
+			continue;
+		}
 		site->object = xstrdup("kernel");
 		site->object_file = xstrdup(c->s->kernel->btf_path);
 		site->build_id = c->s->kernel->build_id ? xstrdup(c->s->kernel->build_id) : NULL;

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The script's memory, bounded before it is asked for. When the script
+ * starts, the runtime adds up everything it is about to allocate (arrays,
+ * statistics, per-CPU state, output buffers, the probe table) and refuses
+ * to start, naming the parts, when that is more than MAXMEMORY (a quarter
+ * of the machine's RAM unless -D MAXMEMORY=KiB says otherwise) or more
+ * than half of what the machine has available right now: a script must
+ * never push the kernel into reclaim storms or the OOM killer. The large
+ * pieces are then allocated one by one, each its own vmalloc area, without
+ * retrying or warning when memory is short.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "runtime.h"
+#include "stats.h"
+
+void *rt_alloc_big(size_t size)
+{
+	return __vmalloc(size ? size : 1, GFP_KERNEL | __GFP_ZERO | __GFP_NORETRY | __GFP_NOWARN);
+}
+
+void rt_free_big(void *p)
+{
+	vfree(p);
+}
+
+/* What each CPU keeps (rt_alloc_cpus in session.c). */
+static size_t rt_cpu_bytes(void)
+{
+	size_t n = sizeof(struct rt_cpu) + rt_script.frame_size + RT_STAGING_SIZE +
+		   2 * rt_script.maxstringlen + rt_stat_scratch_bytes();
+	int i;
+
+	n += rt_script.iter_slots * 2 * sizeof(u64);
+	if (rt_script.regex_prog)
+		n += RT_RE_SCRATCH(rt_script.regex_prog);
+	for (i = 0; i < rt_script.nstats; i++)
+		n += rt_stat_size(&rt_script.stats[i]);
+	return n;
+}
+
+static size_t rt_maps_bytes(void)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < rt_script.nmaps; i++)
+		n += rt_map_bytes(&rt_script.maps[i]);
+	return n;
+}
+
+#define RT_MIB(n) ((unsigned long long)((n) >> 20))
+
+int rt_memory_check(void)
+{
+	size_t maps = rt_maps_bytes(), cpus = rt_cpu_bytes() * num_possible_cpus();
+	size_t out = rt_transport_bytes(), probes = rt_probes_bytes();
+	size_t total = maps + cpus + out + probes;
+	unsigned long long limit, avail = (unsigned long long)si_mem_available() << PAGE_SHIFT;
+	bool given = rt_script.maxmemory_kb > 0;
+
+	limit = given ? (unsigned long long)rt_script.maxmemory_kb << 10
+		      : ((unsigned long long)totalram_pages() << PAGE_SHIFT) / 4;
+	if (total <= limit && total <= avail / 2)
+		return 0;
+	if (total > limit)
+		rt_message("error",
+			   "the script needs %llu MiB of kernel memory (arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB), more than MAXMEMORY = %llu MiB%s; declare smaller arrays (global m[N]), lower MAXMAPENTRIES or MAXSTRINGLEN, or raise the limit with -D MAXMEMORY=KIB",
+			   RT_MIB(total), RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes),
+			   RT_MIB(limit), given ? "" : " (a quarter of this machine's memory)");
+	else
+		rt_message("error",
+			   "the script needs %llu MiB of kernel memory (arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB), more than half of the %llu MiB this machine has available now; declare smaller arrays (global m[N]) or lower MAXMAPENTRIES or MAXSTRINGLEN",
+			   RT_MIB(total), RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes),
+			   RT_MIB(avail));
+	return -ENOMEM;
+}
