@@ -27,6 +27,7 @@
 
 #include "back/back.h"
 #include "debuginfo/kernel.h"
+#include "private.h"
 
 /* Bump when the stub's layout or this file's commands change. */
 #define STUB_FORMAT 1
