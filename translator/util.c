@@ -516,12 +516,6 @@ int run_command(const char *const argv[], const char *cwd, char **output)
 	return status;
 }
 
-int run_shell(const char *cmd, const char *cwd, char **output)
-{
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	return run_command(argv, cwd, output);
-}
-
 char *find_in_path(const char *name)
 {
 	if (strchr(name, '/'))

@@ -92,8 +92,6 @@ const char *self_dir(void);
  * or 128+signal, or -1 if it could not be started.
  */
 int run_command(const char *const argv[], const char *cwd, char **output);
-/* Run "/bin/sh -c cmd" likewise. */
-int run_shell(const char *cmd, const char *cwd, char **output);
 /* Search PATH for an executable; returns a malloced path or NULL. */
 char *find_in_path(const char *name);
 
