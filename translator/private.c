@@ -135,6 +135,8 @@ void private_dir(const char *dir, bool create, const char *what, const char *els
 	char *why = walk(dir, &where, &itself, &st, &found);
 	if (!why && !found)
 		return;
+	if (!why && !S_ISDIR(st.st_mode))
+		fatal("cannot use %s %s: it is not a directory; %s", what, dir, elsewhere);
 	if (!why) {
 		why = dir_problem(&st, true);
 		itself = true;

@@ -53,7 +53,7 @@ static void fill(struct ptrvec *argv, const struct ptrvec *tmpl, const struct fi
 	}
 }
 
-/* The command as a shell would need it written, for -vv and reports. */
+/* The command as a shell would need it written, for -vv. */
 static char *command_text(const struct ptrvec *argv)
 {
 	struct strbuf b;
@@ -68,8 +68,12 @@ static char *command_text(const struct ptrvec *argv)
 			continue;
 		}
 		sb_putc(&b, '\'');
-		for (; *a; a++)
-			sb_puts(&b, *a == '\'' ? "'\\''" : (char[]){ *a, 0 });
+		for (; *a; a++) {
+			if (*a == '\'')
+				sb_puts(&b, "'\\''");
+			else
+				sb_putc(&b, *a);
+		}
 		sb_putc(&b, '\'');
 	}
 	return sb_detach(&b);
