@@ -12,6 +12,7 @@
 
 #include "front/diag.h"
 #include "options.h"
+#include "private.h"
 
 static const struct {
 	const char *name;
@@ -286,8 +287,10 @@ void options_parse(struct session *s, int argc, char **argv)
 			s->dump = DUMP_PROBE_ALIASES;
 			break;
 		case OPT_PROBE_CACHE:
-			if (optarg && !mkdir_p(optarg, 0755))
-				fatal("--probe-cache=%s: cannot create it: %m", optarg);
+			/* stap builds modules from what is in it: ours alone. */
+			if (optarg)
+				private_dir(optarg, true, "the probe cache",
+					    "choose a directory of your own");
 			s->probe_cache = optarg ? xstrdup(optarg) : cache_dir("probes");
 			break;
 		case 'h':

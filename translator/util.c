@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "private.h"
+
 static const char *progname = "stap";
 
 void util_set_progname(const char *name)
@@ -224,11 +226,8 @@ bool pv_has_string(const struct ptrvec *pv, const char *s)
 	return false;
 }
 
-char *read_file(const char *path, size_t *len)
+char *read_fd(int fd, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	struct strbuf b;
 	sb_init(&b);
 	sb_grow(&b, 4096);
@@ -239,7 +238,6 @@ char *read_file(const char *path, size_t *len)
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			close(fd);
 			sb_free(&b);
 			errno = e;
 			return NULL;
@@ -248,11 +246,22 @@ char *read_file(const char *path, size_t *len)
 			break;
 		b.len += (size_t)n;
 	}
-	close(fd);
 	b.s[b.len] = 0;
 	if (len)
 		*len = b.len;
 	return b.s;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *text = read_fd(fd, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return text;
 }
 
 bool write_file(const char *path, const void *data, size_t len)
@@ -408,8 +417,9 @@ void util_check_signal(void)
 
 char *make_temp_dir(const char *prefix)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+	/* mkdtemp makes it 0700; temp_parent() checks that nobody else can
+	 * replace it. */
+	char *tmpl = xasprintf("%s/%s-XXXXXX", temp_parent(), prefix);
 	if (!mkdtemp(tmpl))
 		fatal("cannot create a temporary directory %s: %s", tmpl, strerror(errno));
 	remove_on_signal(tmpl);
@@ -506,12 +516,6 @@ int run_command(const char *const argv[], const char *cwd, char **output)
 	return status;
 }
 
-int run_shell(const char *cmd, const char *cwd, char **output)
-{
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	return run_command(argv, cwd, output);
-}
-
 char *find_in_path(const char *name)
 {
 	if (strchr(name, '/'))
@@ -550,24 +554,6 @@ long rss_kb(void)
 		free(s);
 	}
 	return kb;
-}
-
-char *cache_dir(const char *sub)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	char *root;
-	if (xdg && *xdg)
-		root = path_join(xdg, "tapline");
-	else if (home && *home)
-		root = xasprintf("%s/.cache/tapline", home);
-	else
-		root = xasprintf("/tmp/tapline-cache-%d", (int)getuid());
-	char *dir = sub ? path_join(root, sub) : xstrdup(root);
-	free(root);
-	if (!mkdir_p(dir, 0755))
-		fatal("cannot create the cache directory %s: %s", dir, strerror(errno));
-	return dir;
 }
 
 uint64_t hash_bytes(uint64_t h, const void *data, size_t len)

@@ -60,6 +60,8 @@ bool pv_has_string(const struct ptrvec *pv, const char *s);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure. */
 char *read_file(const char *path, size_t *len);
+/* The rest of an open file; NULL (errno set) on failure. */
+char *read_fd(int fd, size_t *len);
 bool write_file(const char *path, const void *data, size_t len);
 bool copy_file(const char *from, const char *to, int mode);
 bool file_exists(const char *path);
@@ -68,8 +70,9 @@ bool is_dir(const char *path);
 bool mkdir_p(const char *path, int mode);
 /* rm -rf; best effort. */
 void remove_tree(const char *path);
-/* A fresh directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX, removed
- * by remove_tree() or, when stap is interrupted, by util_check_signal(). */
+/* A fresh directory, 0700, named PREFIX-XXXXXX under temp_parent()
+ * (private.h: $TMPDIR or /tmp), removed by remove_tree() or, when stap is
+ * interrupted, by util_check_signal(). */
 char *make_temp_dir(const char *prefix);
 /* Remove path too if stap is interrupted; forget_temp() undoes that. */
 void remove_on_signal(const char *path);
@@ -89,8 +92,6 @@ const char *self_dir(void);
  * or 128+signal, or -1 if it could not be started.
  */
 int run_command(const char *const argv[], const char *cwd, char **output);
-/* Run "/bin/sh -c cmd" likewise. */
-int run_shell(const char *cmd, const char *cwd, char **output);
 /* Search PATH for an executable; returns a malloced path or NULL. */
 char *find_in_path(const char *name);
 
@@ -98,10 +99,6 @@ char *find_in_path(const char *name);
 uint64_t now_ns(void);
 /* Resident set size of this process in kB (from /proc/self/status), 0 if unknown. */
 long rss_kb(void);
-
-/* The user's cache directory for Tapline ($XDG_CACHE_HOME/tapline or
- * ~/.cache/tapline), created if needed; SUB (may be NULL) is appended. */
-char *cache_dir(const char *sub);
 
 /* FNV-1a, for cache keys. */
 uint64_t hash_bytes(uint64_t h, const void *data, size_t len);

@@ -23,9 +23,11 @@ int build_module(struct session *s);
 struct stub {
 	char *dir;          /* the stub's own directory (api.h) */
 	char *kbuild_dir;   /* the kernel's build tree; commands run there */
-	char *cc;           /* compile command; @SRC@ and @OBJ@ to fill in */
-	char *objtool;      /* objtool command; @OBJ@ */
-	char *ld;           /* link command; @OUT@ and @IN@ */
+	/* The commands, as arguments (char *), run without a shell; the
+	 * placeholders are whole arguments, @IN@ standing for several. */
+	struct ptrvec cc;      /* compile command; @SRC@ and @OBJ@ to fill in */
+	struct ptrvec objtool; /* objtool command (none: empty); @OBJ@ */
+	struct ptrvec ld;      /* link command; @OUT@ and @IN@ */
 	char *runtime_obj;  /* the runtime, one relocatable object */
 	char *mod_obj;      /* module metadata: this_module, __versions, .modinfo */
 };

@@ -13,6 +13,10 @@
  *
  * The generated C carries #line directives, so a compiler message points
  * at the script line that produced the code.
+ *
+ * Every command is an argument vector run with execvp, never a shell line:
+ * the stub's commands come from a cache, and nothing there is given to a
+ * shell.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +25,58 @@
 #include "back/back.h"
 #include "front/diag.h"
 
-/* A stub command with its two placeholders filled in (paths never contain them). */
-static char *fill(const char *tmpl, const char *a_name, const char *a, const char *b_name,
-		  const char *b)
+/* What a stub command's placeholders stand for. */
+struct fills {
+	const char *src, *obj, *out;
+	const char *const *in; /* NULL-terminated */
+};
+
+/* Append the stub command tmpl to argv with each placeholder argument
+ * replaced: @SRC@, @OBJ@ and @OUT@ by one path each, @IN@ by the objects to
+ * link. The strings are borrowed, not copied. */
+static void fill(struct ptrvec *argv, const struct ptrvec *tmpl, const struct fills *f)
 {
-	char *once = str_replace_all(tmpl, a_name, a);
-	if (!b_name)
-		return once;
-	char *twice = str_replace_all(once, b_name, b);
-	free(once);
-	return twice;
+	for (size_t i = 0; i < tmpl->n; i++) {
+		const char *a = tmpl->v[i], *value = NULL;
+		if (!strcmp(a, "@IN@") && f->in) {
+			for (const char *const *in = f->in; *in; in++)
+				pv_push(argv, (void *)*in);
+			continue;
+		}
+		if (!strcmp(a, "@SRC@"))
+			value = f->src;
+		else if (!strcmp(a, "@OBJ@"))
+			value = f->obj;
+		else if (!strcmp(a, "@OUT@"))
+			value = f->out;
+		pv_push(argv, (void *)(value ? value : a));
+	}
+}
+
+/* The command as a shell would need it written, for -vv. */
+static char *command_text(const struct ptrvec *argv)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (size_t i = 0; i < argv->n && argv->v[i]; i++) {
+		const char *a = argv->v[i];
+		if (i)
+			sb_putc(&b, ' ');
+		if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "_-+=/.,:@%") == strlen(a)) {
+			sb_puts(&b, a);
+			continue;
+		}
+		sb_putc(&b, '\'');
+		for (; *a; a++) {
+			if (*a == '\'')
+				sb_puts(&b, "'\\''");
+			else
+				sb_putc(&b, *a);
+		}
+		sb_putc(&b, '\'');
+	}
+	return sb_detach(&b);
 }
 
 static void build_failed(struct session *s, const char *what, const char *output)
@@ -42,16 +88,21 @@ static void build_failed(struct session *s, const char *what, const char *output
 	s->keep_temps = true;
 }
 
-/* Run a command in the kernel build tree; output on failure (or any output for objtool). */
-static bool step(struct session *s, const struct stub *st, const char *what, const char *cmd,
+/* Run argv (which gets its NULL here) in the kernel build tree; output on
+ * failure (or any output for objtool). */
+static bool step(struct session *s, const struct stub *st, const char *what, struct ptrvec *argv,
 		 bool output_is_failure)
 {
 	char *out = NULL;
 	uint64_t t0 = now_ns();
-	int rc = run_shell(cmd, st->kbuild_dir, &out);
-	if (s->verbose > 1)
+	pv_push(argv, NULL);
+	int rc = run_command((const char *const *)argv->v, st->kbuild_dir, &out);
+	if (s->verbose > 1) {
+		char *cmd = command_text(argv);
 		fprintf(stderr, "%s: %llu ms: %s\n", what,
 			(unsigned long long)((now_ns() - t0) / 1000000), cmd);
+		free(cmd);
+	}
 	bool ok = rc == 0 && !(output_is_failure && out && *out);
 	if (!ok)
 		build_failed(s, what, out);
@@ -84,9 +135,14 @@ static int build_with_kbuild(struct session *s, const struct stub *st)
 	if (s->verbose)
 		fprintf(stderr, "Pass 4: embedded C: building with the kernel's kbuild (slower than "
 				"the prebuilt-stub path)\n");
-	char *make = xasprintf("make -C '%s' M='%s' modules", st->kbuild_dir, dir);
-	bool ok = step(s, st, "building with kbuild", make, false);
-	free(make);
+	char *m = xasprintf("M=%s", dir);
+	struct ptrvec make = { 0 };
+	const char *const args[] = { "make", "-C", st->kbuild_dir, m, "modules" };
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
+		pv_push(&make, (void *)args[i]);
+	bool ok = step(s, st, "building with kbuild", &make, false);
+	pv_free(&make);
+	free(m);
 	if (!ok) {
 		errors = 1;
 		goto out;
@@ -130,16 +186,19 @@ int build_module(struct session *s)
 	 * generated bodies; the unwinder uses ORC from objtool, not DWARF.
 	 * The temporary directory's name is left out of the line tables, so
 	 * that the same C builds the same module, byte for byte. */
-	char *cc0 = fill(st->cc, "@SRC@", src, "@OBJ@", obj);
-	char *cc = xasprintf("%s -g1 -ffile-prefix-map=%s/=", cc0, s->tmpdir);
-	free(cc0);
-	char *objtool = fill(st->objtool, "@OBJ@", obj, NULL, NULL);
-	char *inputs = xasprintf("%s %s %s", st->runtime_obj, obj, st->mod_obj);
-	char *ld = fill(st->ld, "@IN@", inputs, "@OUT@", ko);
+	char *prefix_map = xasprintf("-ffile-prefix-map=%s/=", s->tmpdir);
+	const char *const inputs[] = { st->runtime_obj, obj, st->mod_obj, NULL };
+	const struct fills f = { .src = src, .obj = obj, .out = ko, .in = inputs };
+	struct ptrvec cc = { 0 }, objtool = { 0 }, ld = { 0 };
+	fill(&cc, &st->cc, &f);
+	pv_push(&cc, "-g1");
+	pv_push(&cc, prefix_map);
+	fill(&objtool, &st->objtool, &f);
+	fill(&ld, &st->ld, &f);
 
-	if (!step(s, st, "compiling the generated C", cc, false) ||
-	    (*objtool && !step(s, st, "objtool", objtool, true)) ||
-	    !step(s, st, "linking the module", ld, false)) {
+	if (!step(s, st, "compiling the generated C", &cc, false) ||
+	    (st->objtool.n && !step(s, st, "objtool", &objtool, true)) ||
+	    !step(s, st, "linking the module", &ld, false)) {
 		errors = 1;
 		goto out;
 	}
@@ -153,10 +212,10 @@ int build_module(struct session *s)
 	s->ko_file = ko;
 	ko = NULL;
 out:
-	free(cc);
-	free(objtool);
-	free(inputs);
-	free(ld);
+	pv_free(&cc);
+	pv_free(&objtool);
+	pv_free(&ld);
+	free(prefix_map);
 	free(obj);
 	free(ko);
 	return errors;

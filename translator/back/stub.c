@@ -15,6 +15,12 @@
  *     its own (thunks, __fentry__, memcpy...) that the kernel exports, so
  *     that modpost records a CRC for each and a script's module can use them;
  *  4. kbuild the module, then keep its objects and commands.
+ *
+ * The commands are kept as argument vectors, one argument per line, and
+ * run with execvp: kbuild's shell command lines are split into words once,
+ * here, and nothing in the cache is ever given to a shell. The stub's
+ * directory, like every cache, is private (private.h), and checked to be
+ * ours alone, every file in it, before it is used.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,13 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "back/back.h"
+#include "back/shellwords.h"
 #include "debuginfo/kernel.h"
+#include "private.h"
 
-/* Bump when the stub's layout or this file's commands change. */
-#define STUB_FORMAT 1
+/* Bump when the stub's layout or this file's commands change.
+ * 2: commands are argument vectors (cc.argv, objtool.argv, ld.argv). */
+#define STUB_FORMAT 2
+
+/* The first line of a command file; an argument per line follows. */
+static const char argv_header[] = "# stap runs this with execvp: one argument per line, no shell\n";
 
 /* Symbols compilers emit calls to without the source naming them. */
 static const char *const compiler_symbols[] = {
@@ -104,7 +117,8 @@ static bool starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* The command recorded in a kbuild .cmd file ("cmd_TARGET := COMMAND"). */
+/* The command recorded in a kbuild .cmd file ("cmd_TARGET := COMMAND",
+ * "savedcmd_TARGET := COMMAND" since Linux 6.3). */
 static char *kbuild_command(const char *cmd_file)
 {
 	char *text = read_file(cmd_file, NULL);
@@ -116,7 +130,7 @@ static char *kbuild_command(const char *cmd_file)
 		char *nl = strchr(line, '\n');
 		if (nl)
 			*nl = 0;
-		if (starts_with(line, "cmd_")) {
+		if (starts_with(line, "cmd_") || starts_with(line, "savedcmd_")) {
 			char *eq = strstr(line, " := ");
 			if (eq)
 				result = xstrdup(eq + 4);
@@ -128,28 +142,74 @@ static char *kbuild_command(const char *cmd_file)
 	return result;
 }
 
-/* Drop the word starting with prefix (e.g. the -Wp,-MMD dependency flag). */
-static char *drop_word(const char *cmd, const char *prefix)
+/* The commands of a kbuild .cmd file, as words (shellwords.h); false, reported, if
+ * it has none or has what only a shell would interpret. */
+static bool kbuild_commands(const char *cmd_file, struct ptrvec *commands)
 {
-	const char *p = strstr(cmd, prefix);
-	if (!p)
-		return xstrdup(cmd);
-	const char *end = strchr(p, ' ');
-	struct strbuf b;
-	sb_init(&b);
-	sb_add(&b, cmd, (size_t)(p - cmd));
-	sb_puts(&b, end ? end + 1 : "");
-	return sb_detach(&b);
+	char *line = kbuild_command(cmd_file), *why = NULL;
+	bool ok = line && shell_split(line, commands, &why) && commands->n;
+	if (!line)
+		fprintf(stderr, "stap: cannot read the kbuild command in %s\n", cmd_file);
+	else if (why)
+		fprintf(stderr, "stap: the kbuild command in %s has %s; stap runs commands without "
+				"a shell\n",
+			cmd_file, why);
+	else if (!ok)
+		fprintf(stderr, "stap: the kbuild command in %s is empty\n", cmd_file);
+	free(line);
+	free(why);
+	return ok;
 }
 
-static char *trim(char *s)
+/* In argv, drop the arguments starting with prefix, and replace each one equal to
+ * a path with its placeholder (paths[i] -> names[i]). */
+static void templatize(struct ptrvec *argv, const char *drop_prefix, const char *const paths[],
+		       const char *const names[], size_t n)
 {
-	while (*s == ' ')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
-		s[--n] = 0;
-	return s;
+	size_t to = 0;
+	for (size_t i = 0; i < argv->n; i++) {
+		char *a = argv->v[i];
+		if (drop_prefix && starts_with(a, drop_prefix)) {
+			free(a);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (!strcmp(a, paths[k])) {
+				free(a);
+				a = xstrdup(names[k]);
+				break;
+			}
+		}
+		argv->v[to++] = a;
+	}
+	argv->n = to;
+}
+
+/* Replace the arguments first, second (one after the other) with one, name. */
+static void join_pair(struct ptrvec *argv, const char *first, const char *second, const char *name)
+{
+	for (size_t i = 0; i + 1 < argv->n; i++) {
+		if (strcmp(argv->v[i], first) || strcmp(argv->v[i + 1], second))
+			continue;
+		free(argv->v[i]);
+		free(argv->v[i + 1]);
+		argv->v[i] = xstrdup(name);
+		memmove(&argv->v[i + 1], &argv->v[i + 2], (argv->n - i - 2) * sizeof(void *));
+		argv->n--;
+		return;
+	}
+}
+
+static bool has_arg(const struct ptrvec *argv, const char *arg)
+{
+	return argv && pv_has_string(argv, arg);
+}
+
+/* The last path component of the command's program. */
+static const char *program_name(const struct ptrvec *argv)
+{
+	const char *slash = strrchr(argv->v[0], '/');
+	return slash ? slash + 1 : argv->v[0];
 }
 
 static bool write_text(const char *dir, const char *name, const char *text)
@@ -160,22 +220,62 @@ static bool write_text(const char *dir, const char *name, const char *text)
 	return ok;
 }
 
-static char *read_text(const char *dir, const char *name)
+static bool write_argv(const char *dir, const char *name, const struct ptrvec *argv)
 {
-	char *p = path_join(dir, name);
-	char *t = read_file(p, NULL);
-	free(p);
-	return t;
+	struct strbuf b;
+	sb_init(&b);
+	sb_puts(&b, argv_header);
+	for (size_t i = 0; argv && i < argv->n; i++) {
+		sb_puts(&b, argv->v[i]);
+		sb_putc(&b, '\n');
+	}
+	bool ok = write_text(dir, name, b.s);
+	sb_free(&b);
+	return ok;
 }
 
-static int run_make(const char *kbuild_dir, const char *dir, const char *targets, bool keep_going,
-		    char **output)
+/* A command file written by write_argv; false with *why if it is not that,
+ * or not ours alone. */
+static bool read_argv(const char *dir, const char *name, struct ptrvec *argv, char **why)
+{
+	char *path = path_join(dir, name);
+	char *text = read_private_file(path, NULL, why);
+	size_t n = strlen(argv_header);
+	if (text && strncmp(text, argv_header, n))
+		*why = xasprintf("%s is not a command file of this stap", path);
+	for (char *p = text && !*why ? text + n : NULL, *nl; p && (nl = strchr(p, '\n')); p = nl + 1)
+		pv_push(argv, xstrndup(p, (size_t)(nl - p)));
+	free(text);
+	free(path);
+	return !*why;
+}
+
+/* make -C KBUILD_DIR M=DIR -jN [-k] TARGETS... (NULL-terminated), which
+ * (kbuild) writes into dir. */
+static int run_make(const char *kbuild_dir, const char *dir, const char *const targets[],
+		    bool keep_going, char **output)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	char *cmd = xasprintf("make -C '%s' M='%s' -j%ld %s %s", kbuild_dir, dir, ncpu > 0 ? ncpu : 1,
-			      keep_going ? "-k" : "", targets);
-	int rc = run_shell(cmd, NULL, output);
-	free(cmd);
+	char *m = xasprintf("M=%s", dir);
+	char *jobs = xasprintf("-j%ld", ncpu > 0 ? ncpu : 1);
+	size_t ntargets = 0;
+	while (targets[ntargets])
+		ntargets++;
+	const char **argv = xcalloc(ntargets + 7, sizeof *argv);
+	size_t n = 0;
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = kbuild_dir;
+	argv[n++] = m;
+	argv[n++] = jobs;
+	if (keep_going)
+		argv[n++] = "-k";
+	for (size_t i = 0; i < ntargets; i++)
+		argv[n++] = targets[i];
+	int rc = run_command(argv, NULL, output);
+	free(argv);
+	free(m);
+	free(jobs);
 	return rc;
 }
 
@@ -196,10 +296,10 @@ static bool probe_features(struct session *s, const char *dir, const struct ptrv
 			   const char *kbuild_dir)
 {
 	char *fdir = path_join(dir, "features");
-	mkdir_p(fdir, 0755);
-	struct strbuf kbuild, targets, header;
+	mkdir_p(fdir, 0700);
+	struct strbuf kbuild, header;
+	struct ptrvec targets = { 0 };
 	sb_init(&kbuild);
-	sb_init(&targets);
 	sb_init(&header);
 	struct ptrvec names = { 0 };
 	for (size_t i = 0; i < files->n; i++) {
@@ -214,13 +314,15 @@ static bool probe_features(struct session *s, const char *dir, const struct ptrv
 		free(from);
 		free(to);
 		sb_printf(&kbuild, "obj-m += %s.o\n", base);
-		sb_printf(&targets, " %s.o", base);
+		pv_push(&targets, xasprintf("%s.o", base));
 		pv_push(&names, base);
 	}
 	write_text(fdir, "Kbuild", kbuild.s ? kbuild.s : "");
 	char *out = NULL;
-	if (names.n)
-		run_make(kbuild_dir, fdir, targets.s, true, &out);
+	if (names.n) {
+		pv_push(&targets, NULL);
+		run_make(kbuild_dir, fdir, (const char *const *)targets.v, true, &out);
+	}
 	sb_puts(&header, "/* Generated by stap from runtime/compat/probes when the stub was built. */\n");
 	bool ok = true;
 	for (size_t i = 0; i < names.n; i++) {
@@ -252,7 +354,7 @@ static bool probe_features(struct session *s, const char *dir, const struct ptrv
 	ok = ok && write_text(dir, "features.h", header.s);
 	pv_free(&names);
 	sb_free(&kbuild);
-	sb_free(&targets);
+	pv_free_all(&targets);
 	sb_free(&header);
 	free(fdir);
 	return ok;
@@ -288,9 +390,9 @@ static bool write_imports(const char *dir, const char *kbuild_dir)
 static bool build_stub(struct session *s, const char *dir, const struct ptrvec *files,
 		       const char *kbuild_dir)
 {
-	mkdir_p(dir, 0755);
+	mkdir_p(dir, 0700);
 	char *compat = path_join(dir, "compat");
-	mkdir_p(compat, 0755);
+	mkdir_p(compat, 0700);
 	free(compat);
 	struct strbuf objs;
 	sb_init(&objs);
@@ -325,7 +427,8 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 
 	char *out = NULL;
 	uint64_t t0 = now_ns();
-	int rc = run_make(kbuild_dir, dir, "modules", false, &out);
+	static const char *const modules[] = { "modules", NULL };
+	int rc = run_make(kbuild_dir, dir, modules, false, &out);
 	if (rc != 0) {
 		fprintf(stderr, "stap: building the runtime stub for kernel %s failed:\n",
 			s->kernel->release);
@@ -339,82 +442,90 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 		fprintf(stderr, "Built the runtime stub for %s in %llu ms (%s)\n", s->kernel->release,
 			(unsigned long long)((now_ns() - t0) / 1000000), dir);
 
-	/* The compile and objtool commands, from one runtime object's .cmd file. */
-	char *cmd_file = path_join(dir, ".session.o.cmd");
-	char *cc_full = kbuild_command(cmd_file);
-	free(cmd_file);
-	cmd_file = xasprintf("%s/.%s.ko.cmd", dir, STUB_MODULE_NAME);
-	char *ld_full = kbuild_command(cmd_file);
-	free(cmd_file);
-	if (!cc_full || !ld_full) {
-		fprintf(stderr, "stap: cannot read the kbuild commands of the stub in %s\n", dir);
-		free(cc_full);
-		free(ld_full);
-		return false;
-	}
-	char *objtool = NULL, *semi = strstr(cc_full, "; ");
-	if (semi) {
-		*semi = 0;
-		objtool = xstrdup(trim(semi + 2));
-	}
+	/* The compile and objtool commands, from one runtime object's .cmd
+	 * file; the link command from the module's. */
+	char *cc_file = path_join(dir, ".session.o.cmd");
+	char *ld_file = xasprintf("%s/.%s.ko.cmd", dir, STUB_MODULE_NAME);
+	struct ptrvec cc_cmds = { 0 }, ld_cmds = { 0 };
+	bool ok = kbuild_commands(cc_file, &cc_cmds) && kbuild_commands(ld_file, &ld_cmds);
+	struct ptrvec *cc = ok ? cc_cmds.v[0] : NULL;
+	struct ptrvec *objtool = cc_cmds.n > 1 ? cc_cmds.v[1] : NULL;
+	struct ptrvec *ld = ok ? ld_cmds.v[0] : NULL; /* "; true" and the like after it */
+
 	char *obj = path_join(dir, "session.o");
 	char *src = path_join(dir, "session.c");
-	char *cc1 = drop_word(trim(cc_full), "-Wp,-MMD,");
-	char *cc2 = str_replace_all(cc1, obj, "@OBJ@");
-	char *cc = str_replace_all(cc2, src, "@SRC@");
-	free(cc1);
-	free(cc2);
-	char *objtool_cmd = objtool ? str_replace_all(objtool, obj, "@OBJ@") : xstrdup("");
-	free(objtool);
-	free(obj);
-	free(src);
-
-	/* ld ... -o DIR/NAME.ko DIR/NAME.o DIR/NAME.mod.o; "; true" and the like after. */
-	char *ld_semi = strstr(ld_full, ";");
-	if (ld_semi)
-		*ld_semi = 0;
 	char *ko = xasprintf("%s/%s.ko", dir, STUB_MODULE_NAME);
 	char *o = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	char *mod_o = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
-	char *inputs = xasprintf("%s %s", o, mod_o);
-	char *ld1 = str_replace_all(trim(ld_full), inputs, "@IN@");
-	char *ld = str_replace_all(ld1, ko, "@OUT@");
-	bool ok = strstr(cc, "@SRC@") && strstr(cc, "@OBJ@") && strstr(ld, "@IN@") &&
-		  strstr(ld, "@OUT@");
 	if (ok) {
-		write_text(dir, "cc.cmd", cc);
-		write_text(dir, "objtool.cmd", objtool_cmd);
-		write_text(dir, "ld.cmd", ld);
-	} else {
+		/* -Wp,-MMD,FILE: the dependency file, for kbuild alone. */
+		templatize(cc, "-Wp,-MMD,", (const char *[]){ obj, src },
+			   (const char *[]){ "@OBJ@", "@SRC@" }, 2);
+		if (objtool)
+			templatize(objtool, NULL, (const char *[]){ obj }, (const char *[]){ "@OBJ@" }, 1);
+		join_pair(ld, o, mod_o, "@IN@");
+		templatize(ld, NULL, (const char *[]){ ko }, (const char *[]){ "@OUT@" }, 1);
+	}
+	/* Only the compile command and objtool's run for an object; every
+	 * placeholder is there. */
+	bool shaped = has_arg(cc, "@SRC@") && has_arg(cc, "@OBJ@") && has_arg(ld, "@IN@") &&
+		      has_arg(ld, "@OUT@") && cc_cmds.n <= 2 &&
+		      (!objtool || (!strcmp(program_name(objtool), "objtool") &&
+				    has_arg(objtool, "@OBJ@")));
+	if (ok && !shaped) {
 		fprintf(stderr, "stap: the stub's kbuild commands have an unexpected shape (%s)\n",
 			dir);
+		ok = false;
 	}
-	free(ld1);
-	free(ld);
-	free(inputs);
+	ok = ok && write_argv(dir, "cc.argv", cc) && write_argv(dir, "objtool.argv", objtool) &&
+	     write_argv(dir, "ld.argv", ld);
+	free(obj);
+	free(src);
 	free(ko);
 	free(o);
 	free(mod_o);
-	free(cc);
-	free(objtool_cmd);
-	free(cc_full);
-	free(ld_full);
+	free(cc_file);
+	free(ld_file);
+	shell_free(&cc_cmds);
+	shell_free(&ld_cmds);
 	return ok;
 }
 
-static struct stub *load_stub(const char *dir, const char *kbuild_dir)
+static void free_stub(struct stub *st)
 {
+	free(st->dir);
+	free(st->kbuild_dir);
+	pv_free_all(&st->cc);
+	pv_free_all(&st->objtool);
+	pv_free_all(&st->ld);
+	free(st->runtime_obj);
+	free(st->mod_obj);
+	free(st);
+}
+
+/* The stub in dir, or NULL with *why: it must be ours alone, every file
+ * in it, since its commands run and its objects go into modules. */
+static struct stub *load_stub(const char *dir, const char *kbuild_dir, char **why)
+{
+	*why = private_tree_problem(dir);
+	if (*why)
+		return NULL;
 	struct stub *st = xcalloc(1, sizeof *st);
 	st->dir = xstrdup(dir);
 	st->kbuild_dir = xstrdup(kbuild_dir);
-	st->cc = read_text(dir, "cc.cmd");
-	st->objtool = read_text(dir, "objtool.cmd");
-	st->ld = read_text(dir, "ld.cmd");
 	st->runtime_obj = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	st->mod_obj = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
-	if (!st->cc || !st->objtool || !st->ld || !file_exists(st->runtime_obj) ||
-	    !file_exists(st->mod_obj))
+	bool read = read_argv(dir, "cc.argv", &st->cc, why) &&
+		    read_argv(dir, "objtool.argv", &st->objtool, why) &&
+		    read_argv(dir, "ld.argv", &st->ld, why);
+	if (read && (!st->cc.n || !st->ld.n))
+		*why = xstrdup("a command file is empty");
+	else if (read && (!file_exists(st->runtime_obj) || !file_exists(st->mod_obj)))
+		*why = xstrdup("an object is missing");
+	if (*why) {
+		free_stub(st);
 		return NULL;
+	}
 	return st;
 }
 
@@ -447,39 +558,44 @@ struct stub *stub_get(struct session *s)
 	char *dir = path_join(root, name);
 	char *ready = path_join(dir, "ready");
 	struct stub *st = NULL;
-	bool built = false;
+	char *why = NULL;
 
 	if (file_exists(ready)) {
-		st = load_stub(dir, k->build_dir);
+		st = load_stub(dir, k->build_dir, &why);
 		goto done;
 	}
 	/* One builder at a time per stub; the others wait, then find it ready. */
 	char *lock_path = xasprintf("%s/.%s.lock", root, name);
-	int lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	int lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
 	free(lock_path);
 	if (lock >= 0)
 		flock(lock, LOCK_EX);
 	if (file_exists(ready)) {
-		st = load_stub(dir, k->build_dir);
+		st = load_stub(dir, k->build_dir, &why);
 	} else {
 		if (s->verbose)
 			fprintf(stderr, "Building the runtime stub for kernel %s (once per kernel)\n",
 				k->release);
 		remove_tree(dir);
-		built = true;
 		/* A half-built stub is not left behind by an interruption. */
 		remove_on_signal(dir);
+		/* What kbuild writes is ours alone too, whatever the user's umask. */
+		mode_t mask = umask(077);
 		if (build_stub(s, dir, &files, k->build_dir)) {
 			write_text(dir, "ready", "");
-			st = load_stub(dir, k->build_dir);
+			st = load_stub(dir, k->build_dir, &why);
 		}
+		umask(mask);
 		forget_temp(dir);
 	}
 	if (lock >= 0)
 		close(lock);
 done:
-	if (!st && !built)
-		fprintf(stderr, "stap: the runtime stub in %s is unusable; remove it to rebuild\n", dir);
+	/* (A failed build has said why.) */
+	if (!st && why)
+		fprintf(stderr, "stap: the runtime stub in %s is unusable: %s; remove it to rebuild\n",
+			dir, why);
+	free(why);
 	for (size_t i = 0; i < files.n; i++)
 		free(files.v[i]);
 	pv_free(&files);

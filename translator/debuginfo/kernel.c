@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 
 #include "debuginfo/kernel.h"
+#include "private.h"
 #include "staprun.h"
 #include "util.h"
 

@@ -26,6 +26,7 @@
 #include "front/front.h"
 #include "front/parser.h"
 #include "front/source.h"
+#include "private.h"
 
 /* What one tapset file defines (private names excluded: no other file sees them). */
 struct tapset_file {

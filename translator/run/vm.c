@@ -32,6 +32,7 @@
  */
 #include "run/vm.h"
 #include "run/cpio.h"
+#include "private.h"
 #include "util.h"
 
 #include <ctype.h>

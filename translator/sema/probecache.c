@@ -22,6 +22,7 @@
 
 #include "debuginfo/dw.h"
 #include "debuginfo/sitecache.h"
+#include "private.h"
 #include "sema/probes.h"
 #include "sema/sema.h"
 
@@ -57,6 +58,15 @@ static void collect_targets(struct node *n, void *ctx)
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The directory of one build-id's entries is checked to be ours alone (and
+ * made, with create) before anything in it is read or written. */
+static void check_id_dir(const struct session *s, const char *build_id, bool create)
+{
+	char *dir = path_join(s->probe_cache, build_id);
+	private_dir(dir, create, "the probe cache", "choose a directory of your own");
+	free(dir);
 }
 
 static char *cache_path(const struct session *s, const char *build_id, const char *key)
@@ -98,6 +108,7 @@ bool probe_cache_query(struct session *s, struct handler *h, const char *object,
 	ref->what = xasprintf("%s %s(\"%s%s%s\") of %s", query, object, q->function,
 			      q->file ? "@" : "", q->file ? q->file : "", build_id);
 
+	check_id_dir(s, build_id, false);
 	char *path = cache_path(s, build_id, ref->key);
 	char *why = NULL;
 	size_t before = sites->n;
@@ -173,14 +184,11 @@ int probe_cache_save(struct session *s)
 		const char *not = unsaveable(e);
 		char *why = NULL;
 		if (!not) {
-			char *dir = path_join(s->probe_cache, e->build_id);
+			check_id_dir(s, e->build_id, true);
 			char *path = cache_path(s, e->build_id, e->key);
-			if (!mkdir_p(dir, 0755))
-				why = xasprintf("cannot create %s", dir);
-			else if (sitecache_write(path, e->build_id, e->key, &e->sites, &why) && s->verbose)
+			if (sitecache_write(path, e->build_id, e->key, &e->sites, &why) && s->verbose)
 				fprintf(stderr, "stap: probe cache: saved %zu sites of %s in %s\n",
 					e->sites.n, e->what, path);
-			free(dir);
 			free(path);
 		}
 		if ((not || why) && s->verbose)
