@@ -5,7 +5,8 @@
  * by objtool as kbuild would (its warnings are errors here: a module it
  * complains about can break unwinding or mitigations), linked with the
  * stub's objects, named, and its imports verified. The finished module then
- * gets its checksum of itself, which staprun verifies before loading.
+ * gets its checksum of itself (which staprun verifies before loading), and
+ * last a signature (sign.c), which covers all of it.
  *
  * Guru-mode embedded C may call any kernel function, and the stub's
  * __versions only has CRCs for what the runtime calls; so such a script is
@@ -60,7 +61,7 @@ static bool step(struct session *s, const struct stub *st, const char *what, con
 	return ok;
 }
 
-/* The last step of either path: the module's checksum. */
+/* The last steps of either path: the module's checksum, then its signature. */
 static int seal_module(struct session *s, const struct stub *st, const char *ko)
 {
 	char *why = NULL;
@@ -69,7 +70,7 @@ static int seal_module(struct session *s, const struct stub *st, const char *ko)
 		free(why);
 		return 1;
 	}
-	return 0;
+	return sign_module(s, st, ko);
 }
 
 /* The guru-mode path: kbuild links the script with the prebuilt runtime. */
