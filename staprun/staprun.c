@@ -500,9 +500,13 @@ static int sr_stop_draining(void)
 /* How to give the kernel a module it will take, when it wants a signature. */
 #define SR_HOW_TO_SIGN \
 	"sign it with a key the kernel trusts: build it with `stap --sign-key=KEY --sign-cert=CERT` " \
-	"(stap also signs by itself with the DKMS key /var/lib/dkms/mok.key and mok.pub, or the " \
-	"kernel build tree's certs/signing_key.pem); on a Secure Boot machine, enrol the " \
-	"certificate once with `mokutil --import CERT.der` and reboot"
+	"(without them, stap signs with DKMS's /var/lib/dkms/mok.key and mok.pub, or the kernel " \
+	"build tree's certs/signing_key.pem, when it can read them); on a Secure Boot machine, " \
+	"enrol the certificate once with `mokutil --import CERT.der` and reboot"
+#define SR_HOW_TO_ENROL \
+	"enrol that key's certificate (on a Secure Boot machine: `mokutil --import CERT.der`, then " \
+	"reboot and confirm it in MokManager), or sign the module with a key the kernel already " \
+	"trusts (`stap --sign-key=KEY --sign-cert=CERT`)"
 
 /* The kernel wants modules signed with a key it trusts (DEMAND says why). */
 static void sr_signature_refused(const struct sr_module *mod, const char *demand)
@@ -511,8 +515,8 @@ static void sr_signature_refused(const struct sr_module *mod, const char *demand
 		sr_error("%s: the kernel loads only signed modules (%s), and this one is not signed; %s",
 			 mod->path, demand, SR_HOW_TO_SIGN);
 	else
-		sr_error("%s: the kernel loads only modules signed with a key it trusts (%s), and it does not trust the key this one is signed with (see `dmesg`); enrol that key's certificate, or %s",
-			 mod->path, demand, SR_HOW_TO_SIGN);
+		sr_error("%s: the kernel loads only modules signed with a key it trusts (%s), and it does not trust the key this one is signed with (see `dmesg`); %s",
+			 mod->path, demand, SR_HOW_TO_ENROL);
 }
 
 /*
@@ -534,7 +538,7 @@ static void sr_refused(int err, const struct sr_module *mod)
 		sr_error("loading %s was not permitted: module loading is disabled on this machine until it reboots (kernel.modules_disabled=1)",
 			 mod->path);
 	} else if (err == EPERM && p.lockdown[0] && strcmp(p.lockdown, "none") != 0) {
-		snprintf(demand, sizeof(demand), "the kernel is locked down: lockdown=%s", p.lockdown);
+		snprintf(demand, sizeof(demand), "it is locked down: lockdown=%s", p.lockdown);
 		sr_signature_refused(mod, demand);
 	} else if (err == EPERM) {
 		sr_error("loading %s was not permitted: it needs CAP_SYS_MODULE, and module loading may be disabled (kernel.modules_disabled=1) or locked down",
