@@ -51,26 +51,25 @@ static void store_be32(unsigned char *p, uint32_t v)
 }
 
 /* Mix one 64-byte block into the hash value (FIPS 180-4, 6.2.2). */
-static void sha256_block(struct sha256 *c, const unsigned char *block)
+static void sha256_block(struct sha256 *ctx, const unsigned char *block)
 {
-	uint32_t w[64], v[8], t1, t2;
+	uint32_t w[64], a, b, c, d, e, f, g, h, t1, t2;
 	int t;
 
 	for (t = 0; t < 16; t++)
 		w[t] = load_be32(block + 4 * t);
 	for (t = 16; t < 64; t++)
 		w[t] = small_sigma1(w[t - 2]) + w[t - 7] + small_sigma0(w[t - 15]) + w[t - 16];
-	memcpy(v, c->h, sizeof(v));
+	a = ctx->h[0], b = ctx->h[1], c = ctx->h[2], d = ctx->h[3];
+	e = ctx->h[4], f = ctx->h[5], g = ctx->h[6], h = ctx->h[7];
 	for (t = 0; t < 64; t++) {
-		/* v[0..7] are FIPS's working variables a..h. */
-		t1 = v[7] + big_sigma1(v[4]) + ch(v[4], v[5], v[6]) + sha256_k[t] + w[t];
-		t2 = big_sigma0(v[0]) + maj(v[0], v[1], v[2]);
-		memmove(v + 1, v, 7 * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
+		t1 = h + big_sigma1(e) + ch(e, f, g) + sha256_k[t] + w[t];
+		t2 = big_sigma0(a) + maj(a, b, c);
+		h = g, g = f, f = e, e = d + t1;
+		d = c, c = b, b = a, a = t1 + t2;
 	}
-	for (t = 0; t < 8; t++)
-		c->h[t] += v[t];
+	ctx->h[0] += a, ctx->h[1] += b, ctx->h[2] += c, ctx->h[3] += d;
+	ctx->h[4] += e, ctx->h[5] += f, ctx->h[6] += g, ctx->h[7] += h;
 }
 
 void sha256_init(struct sha256 *c)
