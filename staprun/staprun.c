@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <linux/capability.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -33,14 +34,6 @@
 #ifndef TAPLINE_VERSION
 #define TAPLINE_VERSION "unknown"
 #endif
-
-#if defined(__x86_64__)
-#define SR_HOST_MACHINE EM_X86_64
-#define SR_HOST_ARCH "x86_64"
-#endif
-
-/* Longest module name: the kernel's MODULE_NAME_LEN less its NUL. */
-#define SR_NAME_MAX 55
 
 struct sr_options {
 	int verbose;
@@ -220,61 +213,26 @@ static void sr_parse_options(int argc, char **argv)
 	}
 }
 
-/* A name that is safe in /proc/tapline_NAME and that the kernel accepts. */
-static int sr_valid_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name[i]; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_'))
-			return 0;
-	}
-	return i > 0 && i <= SR_NAME_MAX;
-}
-
 /*
- * Step 1a: read .modinfo and check that this is a module staprun can drive.
- * Copies the module name to NAME.
+ * Step 1a: read the module file once into MOD and check that it is, byte
+ * for byte, a module stap built, which staprun can drive: its checksum,
+ * ELF type, machine and name (module.c).  Copies the module name to NAME.
  */
-static int sr_check_module(struct sr_modinfo *mi, char *name)
+static int sr_check_module(struct sr_module *mod, char *name)
 {
-	char err[SR_ERR_MAX];
+	char err[SR_ERR_MAX], shown[SR_SHOWN_MAX];
 	const char *v;
 
-	if (sr_modinfo_read(opt.module, mi, err, sizeof(err))) {
+	if (sr_module_read(opt.module, mod, err, sizeof(err)) ||
+	    sr_module_check(mod, err, sizeof(err))) {
 		sr_error("%s", err);
 		return -1;
 	}
-	if (mi->elf_type != ET_REL) {
-		sr_error("%s: is not a kernel module (ELF type %u, expected a relocatable object)",
-			 opt.module, mi->elf_type);
-		return -1;
-	}
-#ifdef SR_HOST_MACHINE
-	if (mi->machine != SR_HOST_MACHINE) {
-		sr_error("%s: is a module for another architecture (ELF machine %u), not %s",
-			 opt.module, mi->machine, SR_HOST_ARCH);
-		return -1;
-	}
-#endif
-	v = sr_modinfo_get(mi, "name");
-	if (!v) {
-		sr_error("%s: has no module name in .modinfo: not a Tapline module; rebuild it with stap",
-			 opt.module);
-		return -1;
-	}
-	if (!sr_valid_name(v)) {
-		sr_error("%s: invalid module name '%.64s' in .modinfo (expected 1 to %d of [A-Za-z0-9_])",
-			 opt.module, v, SR_NAME_MAX);
-		return -1;
-	}
-	strcpy(name, v);
-	v = sr_modinfo_get(mi, "tapline_version");
-	sr_verbose("%s: module %s, built by Tapline %s", opt.module, name,
-		   v ? v : "(unknown version)");
+	strcpy(name, mod->name);
+	v = sr_modinfo_get(&mod->mi, "tapline_version");
+	sr_verbose("%s: module %s, built by Tapline %s, checksum verified, %s", opt.module,
+		   name, v ? sr_shown(v, shown, sizeof(shown)) : "(unknown version)",
+		   mod->sig_size ? "signed" : "not signed");
 	return 0;
 }
 
@@ -286,7 +244,7 @@ static int sr_check_module(struct sr_modinfo *mi, char *name)
 static int sr_check_build_id(const struct sr_modinfo *mi)
 {
 	const char *want = sr_modinfo_get(mi, "tapline_kernel_build_id");
-	char have[SR_BUILD_ID_HEX], err[SR_ERR_MAX];
+	char have[SR_BUILD_ID_HEX], err[SR_ERR_MAX], shown[SR_SHOWN_MAX];
 
 	if (sr_file_build_id(SR_KERNEL_NOTES, have, sizeof(have), err,
 			     sizeof(err))) {
@@ -295,10 +253,11 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 				 err, opt.module);
 			return -1;
 		}
+		want = want ? sr_shown(want, shown, sizeof(shown)) : "(none recorded)";
 		sr_warn("--guru-ignore-build-id: LOADING WITHOUT CHECKING THE KERNEL BUILD-ID. The running kernel's build-id cannot be read (%s); %s was built for kernel build-id %s. If that is not this kernel, its probe addresses and structure layouts are wrong and can crash this machine.",
-			err, opt.module, want ? want : "(none recorded)");
+			err, opt.module, want);
 		sr_log_kernel("loading %s with --guru-ignore-build-id: the kernel's build-id is unreadable, the module was built for %s\n",
-			      opt.module, want ? want : "(none recorded)");
+			      opt.module, want);
 		return 0;
 	}
 	sr_verbose("running kernel build-id %s", have);
@@ -318,15 +277,16 @@ static int sr_check_build_id(const struct sr_modinfo *mi)
 		sr_verbose("module build-id matches the running kernel");
 		return 0;
 	}
+	want = sr_shown(want, shown, sizeof(shown));
 	if (!opt.guru_build_id) {
-		sr_error("build-id mismatch: %s was built for kernel build-id %.*s but the running kernel has %s; rebuild the module with stap for this kernel (or, to load it anyway, --guru-ignore-build-id)",
-			 opt.module, 2 * SR_BUILD_ID_MAX, want, have);
+		sr_error("build-id mismatch: %s was built for kernel build-id %s but the running kernel has %s; rebuild the module with stap for this kernel (or, to load it anyway, --guru-ignore-build-id)",
+			 opt.module, want, have);
 		return -1;
 	}
-	sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER KERNEL. %s was built for kernel build-id %.*s but the running kernel has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
-		opt.module, 2 * SR_BUILD_ID_MAX, want, have);
-	sr_log_kernel("loading %s with --guru-ignore-build-id: built for kernel build-id %.*s, this kernel has %s\n",
-		      opt.module, 2 * SR_BUILD_ID_MAX, want, have);
+	sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER KERNEL. %s was built for kernel build-id %s but the running kernel has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
+		opt.module, want, have);
+	sr_log_kernel("loading %s with --guru-ignore-build-id: built for kernel build-id %s, this kernel has %s\n",
+		      opt.module, want, have);
 	return 0;
 }
 
@@ -342,32 +302,35 @@ static int sr_check_module_build_ids(const struct sr_modinfo *mi)
 	const char *entry = NULL;
 
 	while ((entry = sr_modinfo_next(mi, "tapline_module_build_id", entry)) != NULL) {
-		const char *colon = strchr(entry, ':');
+		const char *colon = strchr(entry, ':'), *want;
 		char name[SR_NAME_MAX + 1], path[SR_NAME_MAX + 64];
-		char have[SR_BUILD_ID_HEX], err[SR_ERR_MAX];
+		char have[SR_BUILD_ID_HEX] = "", err[SR_ERR_MAX];
+		char shown[SR_SHOWN_MAX], shown_name[SR_SHOWN_MAX];
 
 		if (!colon || (size_t)(colon - entry) > SR_NAME_MAX)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - entry), entry);
+		sr_shown(name, shown_name, sizeof(shown_name));
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
 		if (access(path, F_OK) != 0) {
-			sr_verbose("module %s is not loaded: its probes wait for it", name);
+			sr_verbose("module %s is not loaded: its probes wait for it", shown_name);
 			continue;
 		}
 		if (sr_file_build_id(path, have, sizeof(have), err, sizeof(err)) == 0 &&
 		    strcasecmp(colon + 1, have) == 0) {
-			sr_verbose("module %s build-id %s matches", name, have);
+			sr_verbose("module %s build-id %s matches", shown_name, have);
 			continue;
 		}
+		want = sr_shown(colon + 1, shown, sizeof(shown));
 		if (!opt.guru_build_id) {
 			sr_error("build-id mismatch: %s probes module %s as it was built with build-id %s, but the loaded %s has %s; rebuild the script against the loaded module's debug information (or, to load it anyway, --guru-ignore-build-id)",
-				 opt.module, name, colon + 1, name, have[0] ? have : err);
+				 opt.module, shown_name, want, shown_name, have[0] ? have : err);
 			return -1;
 		}
 		sr_warn("--guru-ignore-build-id: LOADING A MODULE BUILT FOR ANOTHER BUILD OF %s. %s was built for %s build-id %s but the loaded one has %s. Its probe addresses and structure layouts may be wrong and can crash this machine.",
-			name, opt.module, name, colon + 1, have[0] ? have : err);
+			shown_name, opt.module, shown_name, want, have[0] ? have : err);
 		sr_log_kernel("loading %s with --guru-ignore-build-id: built for %s build-id %s, the loaded one has %s\n",
-			      opt.module, name, colon + 1, have[0] ? have : err);
+			      opt.module, shown_name, want, have[0] ? have : err);
 	}
 	return 0;
 }
@@ -572,8 +535,67 @@ static int sr_stop_draining(void)
 	return sr_signals - sr_signals_at_stop >= 2;
 }
 
-static void sr_load_error(int err, const char *name)
+/* How to give the kernel a module it will take, when it wants a signature. */
+#define SR_HOW_TO_SIGN \
+	"sign it with a key the kernel trusts: build it with `stap --sign-key=KEY --sign-cert=CERT` " \
+	"(without them, stap signs with DKMS's /var/lib/dkms/mok.key and mok.pub, or the kernel " \
+	"build tree's certs/signing_key.pem, when it can read them); on a Secure Boot machine, " \
+	"enrol the certificate once with `mokutil --import CERT.der` and reboot"
+#define SR_HOW_TO_ENROL \
+	"enrol that key's certificate (on a Secure Boot machine: `mokutil --import CERT.der`, then " \
+	"reboot and confirm it in MokManager), or sign the module with a key the kernel already " \
+	"trusts (`stap --sign-key=KEY --sign-cert=CERT`)"
+
+/* The kernel wants modules signed with a key it trusts (DEMAND says why). */
+static void sr_signature_refused(const struct sr_module *mod, const char *demand)
 {
+	if (!mod->sig_size)
+		sr_error("%s: the kernel loads only signed modules (%s), and this one is not signed; %s",
+			 mod->path, demand, SR_HOW_TO_SIGN);
+	else
+		sr_error("%s: the kernel loads only modules signed with a key it trusts (%s), and it does not trust the key this one is signed with (see `dmesg`); %s",
+			 mod->path, demand, SR_HOW_TO_ENROL);
+}
+
+/*
+ * EPERM is the kernel's answer to a missing CAP_SYS_MODULE, to
+ * kernel.modules_disabled and to lockdown's refusal of a module without a
+ * trusted signature alike; EKEYREJECTED comes from module.sig_enforce.
+ * What the kernel says of itself tells them apart (loadpolicy.c).
+ */
+static void sr_refused(int err, const struct sr_module *mod)
+{
+	struct sr_load_policy p;
+	char demand[80];
+
+	sr_load_policy_read(&p);
+	if (err == EPERM && p.cap_sys_module == 0) {
+		sr_error("loading %s was not permitted: staprun does not have CAP_SYS_MODULE (run it as root; a container may withhold it)",
+			 mod->path);
+	} else if (err == EPERM && p.modules_disabled == 1) {
+		sr_error("loading %s was not permitted: module loading is disabled on this machine until it reboots (kernel.modules_disabled=1)",
+			 mod->path);
+	} else if (err == EPERM && p.lockdown[0] && strcmp(p.lockdown, "none") != 0) {
+		snprintf(demand, sizeof(demand), "it is locked down: lockdown=%s", p.lockdown);
+		sr_signature_refused(mod, demand);
+	} else if (err == EPERM) {
+		sr_error("loading %s was not permitted: it needs CAP_SYS_MODULE, and module loading may be disabled (kernel.modules_disabled=1) or locked down",
+			 mod->path);
+	} else if (p.sig_enforce == 1) {
+		sr_signature_refused(mod, "module.sig_enforce=Y");
+	} else if (mod->sig_size) {
+		/* Not demanded, but a signature that is there must verify. */
+		sr_error("%s: the kernel rejected the module's signature (see `dmesg`): it does not verify; rebuild the module and sign it again",
+			 mod->path);
+	} else {
+		sr_signature_refused(mod, "see `dmesg`");
+	}
+}
+
+static void sr_load_error(int err, const struct sr_module *mod)
+{
+	const char *name = mod->name;
+
 	switch (err) {
 	case EEXIST:
 		sr_error("a module named %s is already loaded (a run still going, or left behind); unload it with `rmmod %s`",
@@ -584,17 +606,16 @@ static void sr_load_error(int err, const char *name)
 			 opt.module);
 		break;
 	case EPERM:
-		sr_error("loading %s was not permitted: it needs CAP_SYS_MODULE, and module loading may be disabled (kernel.modules_disabled=1) or locked down",
+	case EKEYREJECTED:
+	case ENOKEY:
+		sr_refused(err, mod);
+		break;
+	case EBADMSG:
+		sr_error("%s: the kernel finds the module's signature malformed (see `dmesg`); rebuild the module and sign it again",
 			 opt.module);
 		break;
 	case ENOSYS:
 		sr_error("this kernel was built without module support (CONFIG_MODULES is off), so %s cannot be loaded",
-			 opt.module);
-		break;
-	case EKEYREJECTED:
-	case ENOKEY:
-	case EBADMSG:
-		sr_error("%s: the kernel requires signed modules and rejected this one (module.sig_enforce or lockdown; see `dmesg`)",
 			 opt.module);
 		break;
 	case ENOENT:
@@ -612,10 +633,6 @@ static void sr_load_error(int err, const char *name)
 		sr_error("a module named %s is being loaded or unloaded right now; try again",
 			 name);
 		break;
-	case ETXTBSY:
-		sr_error("%s is open for writing by another process; try again when it is complete",
-			 opt.module);
-		break;
 	default:
 		sr_error("loading %s failed: %s (see `dmesg` for the kernel's reason)",
 			 opt.module, strerror(err));
@@ -623,39 +640,53 @@ static void sr_load_error(int err, const char *name)
 	}
 }
 
-/* Step 1c: load the module, with empty parameters. */
-static int sr_load(const char *name)
+/*
+ * The module's bytes in a sealed memfd: what finit_module() reads is then
+ * exactly what was checked, and nobody can change it meanwhile (the seals
+ * forbid every write, even through this descriptor).  -1 when memfd or its
+ * seals are unavailable.
+ */
+static int sr_sealed_copy(const struct sr_module *mod)
 {
-	char err[SR_ERR_MAX];
-	long r;
+	const unsigned int seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 	int fd;
 
-	sr_verbose("loading %s as module %s", opt.module, name);
-	fd = open(opt.module, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		sr_error("cannot open %s: %s", opt.module, strerror(errno));
+	fd = memfd_create(mod->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (sr_write_all(fd, mod->image, mod->size) || fcntl(fd, F_ADD_SEALS, seals) < 0) {
+		close(fd);
 		return -1;
 	}
-	r = syscall(SYS_finit_module, fd, "", 0);
-	if (r < 0 && errno == ENOSYS) {
-		/* Kernels before 3.8 have only init_module(), from memory. */
-		char *image;
-		size_t len;
+	return fd;
+}
 
+/*
+ * Step 1d: load the bytes that were checked, with empty parameters: from a
+ * sealed memfd, or from memory with init_module() where there is no memfd,
+ * no finit_module(), or a kernel that takes the memfd for a file open for
+ * writing (ETXTBSY).
+ */
+static int sr_load(const struct sr_module *mod)
+{
+	long r = -1;
+	int fd, err = ENOSYS;
+
+	sr_verbose("loading %s as module %s", opt.module, mod->name);
+	fd = sr_sealed_copy(mod);
+	if (fd >= 0) {
+		r = syscall(SYS_finit_module, fd, "", 0);
+		err = errno;
 		close(fd);
-		fd = -1;
-		if (sr_read_file(opt.module, (size_t)1 << 30, &image, &len,
-				 err, sizeof(err))) {
-			sr_error("%s", err);
-			return -1;
-		}
-		r = syscall(SYS_init_module, image, (unsigned long)len, "");
-		free(image);
+	} else {
+		sr_verbose("no sealed memfd (%s): loading from memory", strerror(errno));
+	}
+	if (r < 0 && (err == ENOSYS || err == ETXTBSY)) {
+		r = syscall(SYS_init_module, mod->image, (unsigned long)mod->size, "");
+		err = errno;
 	}
 	if (r < 0)
-		sr_load_error(errno, name);
-	if (fd >= 0)
-		close(fd);
+		sr_load_error(err, mod);
 	return r < 0 ? -1 : 0;
 }
 
@@ -877,19 +908,18 @@ static void sr_unload_orphan(const char *name)
 int main(int argc, char **argv)
 {
 	char name[SR_NAME_MAX + 1];
-	struct sr_modinfo mi;
+	struct sr_module mod;
 	int dst_fd = STDOUT_FILENO;
 	int rc;
 
 	sr_parse_options(argc, argv);
 	if (sr_check_privilege())
 		return 1;
-	if (sr_check_module(&mi, name))
+	if (sr_check_module(&mod, name))
 		return 1;
-	rc = sr_check_build_id(&mi);
+	rc = sr_check_build_id(&mod.mi);
 	if (!rc)
-		rc = sr_check_module_build_ids(&mi);
-	sr_modinfo_free(&mi);
+		rc = sr_check_module_build_ids(&mod.mi);
 	if (rc)
 		return 1;
 	if (opt.outfile) {
@@ -904,7 +934,9 @@ int main(int argc, char **argv)
 	/* Before the load, so that Ctrl-C during it still unloads. */
 	sr_install_signals();
 	sr_unload_orphan(name);
-	if (sr_load(name))
+	rc = sr_load(&mod);
+	sr_module_free(&mod);
+	if (rc)
 		return 1;
 	sr_guardian = sr_guardian_start(name);
 	if (sr_guardian < 0)

@@ -73,6 +73,13 @@ static void usage(FILE *f)
 		"                under DIR (default ~/.cache/tapline/probes), one directory per\n"
 		"                build-id, and use them: the same probes read by the same\n"
 		"                expressions then need no debug information\n"
+		"  --sign-key=KEY --sign-cert=CERT  sign the module with this private key and\n"
+		"                its X.509 certificate (PEM or DER), as the kernel's sign-file does,\n"
+		"                for a kernel that demands signed modules (module.sig_enforce,\n"
+		"                lockdown, Secure Boot). Without them, stap signs with the first\n"
+		"                readable pair of the kernel build tree's certs/signing_key.pem and\n"
+		"                certs/signing_key.x509, or DKMS's /var/lib/dkms/mok.key and\n"
+		"                mok.pub (-v says which)\n"
 		"  --dump-functions  list every function scripts can call (with -v, what each\n"
 		"                does) and exit\n"
 		"  --dump-probe-aliases  list the tapset library's probe aliases and exit\n"
@@ -163,7 +170,8 @@ static bool valid_module_name(const char *name)
 void options_parse(struct session *s, int argc, char **argv)
 {
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
-	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES };
+	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES,
+	       OPT_SIGN_KEY, OPT_SIGN_CERT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -177,6 +185,8 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+		{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -286,6 +296,12 @@ void options_parse(struct session *s, int argc, char **argv)
 		case OPT_DUMP_PROBE_ALIASES:
 			s->dump = DUMP_PROBE_ALIASES;
 			break;
+		case OPT_SIGN_KEY:
+			s->sign_key = optarg;
+			break;
+		case OPT_SIGN_CERT:
+			s->sign_cert = optarg;
+			break;
 		case OPT_PROBE_CACHE:
 			/* stap builds modules from what is in it: ours alone. */
 			if (optarg)
@@ -316,6 +332,9 @@ void options_parse(struct session *s, int argc, char **argv)
 	s->nscript_args = argc - optind;
 	if (s->target_cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
+	if (!s->sign_key != !s->sign_cert)
+		fatal("--sign-key and --sign-cert go together: a key signs, and the kernel checks "
+		      "the signature with its certificate");
 	if (s->limits[LIMIT_MAXSTRINGLEN] < 16 || s->limits[LIMIT_MAXSTRINGLEN] > 65536)
 		fatal("MAXSTRINGLEN must be between 16 and 65536");
 	/* Upper bounds keep a limit from becoming a way to hang or exhaust the

@@ -209,6 +209,8 @@ struct session {
 	struct tracepoint *tracepoints; /* pass 2, listed when a probe needs them */
 	size_t ntracepoints;
 	char *probe_cache;           /* --probe-cache: its directory; NULL: none */
+	const char *sign_key;        /* --sign-key: the private key; NULL: one found as kbuild would */
+	const char *sign_cert;       /* --sign-cert: its X.509 certificate */
 	struct ptrvec probe_cache_pending; /* pass 2: entries to save (probecache.c) */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */

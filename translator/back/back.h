@@ -42,5 +42,11 @@ struct stub *stub_get(struct session *s);
 bool link_set_module_name(const char *ko, const char *name, char **why);
 /* link.c: every symbol the module imports must have a CRC in __versions. */
 bool link_check_imports(const char *ko, char **why);
+/* link.c: the finished module's SHA-256, over the zeros left for it in .modinfo. */
+bool link_write_checksum(const char *ko, char **why);
+
+/* sign.c: sign the finished module, with the session's key or one found
+ * the way kbuild finds one; errors are reported. Returns the number of errors. */
+int sign_module(struct session *s, const struct stub *st, const char *ko);
 
 #endif

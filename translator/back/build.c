@@ -4,7 +4,9 @@
  * compiled with the kernel's own compiler command (from the stub), checked
  * by objtool as kbuild would (its warnings are errors here: a module it
  * complains about can break unwinding or mitigations), linked with the
- * stub's objects, named, and its imports verified.
+ * stub's objects, named, and its imports verified. The finished module then
+ * gets its checksum of itself (which staprun verifies before loading), and
+ * last a signature (sign.c), which covers all of it.
  *
  * Guru-mode embedded C may call any kernel function, and the stub's
  * __versions only has CRCs for what the runtime calls; so such a script is
@@ -110,6 +112,18 @@ static bool step(struct session *s, const struct stub *st, const char *what, str
 	return ok;
 }
 
+/* The last steps of either path: the module's checksum, then its signature. */
+static int seal_module(struct session *s, const struct stub *st, const char *ko)
+{
+	char *why = NULL;
+	if (!link_write_checksum(ko, &why)) {
+		build_failed(s, "writing the module's checksum", why);
+		free(why);
+		return 1;
+	}
+	return sign_module(s, st, ko);
+}
+
 /* The guru-mode path: kbuild links the script with the prebuilt runtime. */
 static int build_with_kbuild(struct session *s, const struct stub *st)
 {
@@ -152,6 +166,11 @@ static int build_with_kbuild(struct session *s, const struct stub *st)
 	if (!link_check_imports(ko, &why)) {
 		build_failed(s, "finishing the module", why);
 		free(why);
+		free(ko);
+		errors = 1;
+		goto out;
+	}
+	if (seal_module(s, st, ko)) {
 		free(ko);
 		errors = 1;
 		goto out;
@@ -206,6 +225,10 @@ int build_module(struct session *s)
 	if (!link_set_module_name(ko, name, &why) || !link_check_imports(ko, &why)) {
 		build_failed(s, "finishing the module", why);
 		free(why);
+		errors = 1;
+		goto out;
+	}
+	if (seal_module(s, st, ko)) {
 		errors = 1;
 		goto out;
 	}

@@ -29,6 +29,7 @@
 #include "front/diag.h"
 #include "sema/builtins.h"
 #include "sema/regcomp.h"
+#include "staprun.h" /* the checksum entry staprun looks for */
 
 /* A part function being written (see part_begin). */
 struct part {
@@ -1513,8 +1514,14 @@ char *cg_translate(struct session *s)
 	}
 	sb_printf(&file,
 		  "static const char rt_modinfo_version[] __attribute__((section(\".modinfo\"), "
-		  "used, aligned(1))) = \"tapline_version=%s\";\n\n",
+		  "used, aligned(1))) = \"tapline_version=%s\";\n",
 		  TAPLINE_VERSION);
+	/* Room for the finished module's checksum of itself, which pass 4
+	 * writes over the zeros (link.c) and staprun verifies. */
+	sb_printf(&file,
+		  "static const char rt_modinfo_sha256[] __attribute__((section(\".modinfo\"), "
+		  "used, aligned(1))) = \"" SR_CHECKSUM_KEY "=%0*d\";\n\n",
+		  SR_CHECKSUM_DIGITS, 0);
 
 	cg_number_data(&g);
 	cg_globals(&g, &file);

@@ -2,17 +2,22 @@
 /*
  * The few ELF facts of a finished module that the build relies on: its name
  * (the stub is built under a placeholder name, patched in place here in
- * .gnu.linkonce.this_module and .modinfo) and its imports (every undefined
+ * .gnu.linkonce.this_module and .modinfo), its imports (every undefined
  * symbol needs a CRC in __versions, or the kernel refuses the module with
- * "no symbol version for ...").
+ * "no symbol version for ...") and its checksum of itself (written over
+ * the placeholder in .modinfo, found and computed by staprun's own code,
+ * so that the two cannot disagree on where it is or what it covers).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "back/back.h"
+#include "staprun.h"
 
 struct ko {
 	int fd;
@@ -155,4 +160,37 @@ bool link_check_imports(const char *path, char **why)
 		return false;
 	}
 	return true;
+}
+
+bool link_write_checksum(const char *path, char **why)
+{
+	size_t len;
+	unsigned char *image = (unsigned char *)read_file(path, &len);
+	if (!image) {
+		*why = xasprintf("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	struct sr_modinfo mi;
+	char err[SR_ERR_MAX];
+	uint64_t at = 0;
+	bool ok = !sr_modinfo_parse(image, len, path, &mi, err, sizeof err) &&
+		  !sr_checksum_locate(&mi, &at, path, err, sizeof err);
+	sr_modinfo_free(&mi);
+	if (!ok) {
+		*why = xstrdup(err);
+	} else if (strspn((const char *)image + at, "0") < SR_CHECKSUM_DIGITS) {
+		*why = xasprintf("%s already has a checksum", path);
+		ok = false;
+	} else {
+		char hex[SHA256_HEX];
+		sr_checksum_compute(image, len, at, hex);
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		ok = fd >= 0 && pwrite(fd, hex, SR_CHECKSUM_DIGITS, (off_t)at) == SR_CHECKSUM_DIGITS;
+		if (fd >= 0 && close(fd) < 0)
+			ok = false;
+		if (!ok)
+			*why = xasprintf("cannot write the checksum into %s: %s", path, strerror(errno));
+	}
+	free(image);
+	return ok;
 }
