@@ -6,11 +6,13 @@
  * to start, naming the parts, when that is more than MAXMEMORY (a quarter
  * of the machine's RAM unless -D MAXMEMORY=KiB says otherwise) or more
  * than half of what the machine has available right now: a script must
- * never push the kernel into reclaim storms or the OOM killer. The large
+ * never push the kernel into reclaim storms or the OOM killer. Sums
+ * saturate rather than wrap (sizes come from the script). The large
  * pieces are then allocated one by one, each its own vmalloc area, without
  * retrying or warning when memory is short.
  */
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -34,11 +36,11 @@ static size_t rt_cpu_bytes(void)
 		   2 * rt_script.maxstringlen + rt_stat_scratch_bytes();
 	int i;
 
-	n += rt_script.iter_slots * 2 * sizeof(u64);
+	n = size_add(n, size_mul(rt_script.iter_slots, 2 * sizeof(u64)));
 	if (rt_script.regex_prog)
-		n += RT_RE_SCRATCH(rt_script.regex_prog);
+		n = size_add(n, RT_RE_SCRATCH(rt_script.regex_prog));
 	for (i = 0; i < rt_script.nstats; i++)
-		n += rt_stat_size(&rt_script.stats[i]);
+		n = size_add(n, rt_stat_size(&rt_script.stats[i]));
 	return n;
 }
 
@@ -48,7 +50,7 @@ static size_t rt_maps_bytes(void)
 	int i;
 
 	for (i = 0; i < rt_script.nmaps; i++)
-		n += rt_map_bytes(&rt_script.maps[i]);
+		n = size_add(n, rt_map_bytes(&rt_script.maps[i]));
 	return n;
 }
 
@@ -56,9 +58,9 @@ static size_t rt_maps_bytes(void)
 
 int rt_memory_check(void)
 {
-	size_t maps = rt_maps_bytes(), cpus = rt_cpu_bytes() * num_possible_cpus();
+	size_t maps = rt_maps_bytes(), cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
 	size_t out = rt_transport_bytes(), probes = rt_probes_bytes();
-	size_t total = maps + cpus + out + probes;
+	size_t total = size_add(size_add(maps, cpus), size_add(out, probes));
 	unsigned long long limit, avail = (unsigned long long)si_mem_available() << PAGE_SHIFT;
 	bool given = rt_script.maxmemory_kb > 0;
 

@@ -156,8 +156,10 @@ void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, 
 void rt_user_error(struct rt_context *c, const char *msg);
 void rt_warn(struct rt_context *c, const char *msg);
 void rt_exit(struct rt_context *c);
-/* In a catch: the failure's message into buf, and the failure forgotten. */
-void rt_catch(struct rt_context *c, char *buf, rt_size size);
+/* In a catch: the failure's message into buf, and the failure forgotten:
+ * 0. A failure no catch may take (MAXACTION, MAXHITTIME, as in SystemTap)
+ * stays: nonzero, and the catch passes it on. */
+int rt_catch(struct rt_context *c, char *buf, rt_size size);
 
 /* --- output --- */
 
@@ -176,8 +178,11 @@ void rt_strcat_long(char *dst, rt_long v, rt_size size); /* v in decimal */
 int rt_strcmp(const char *a, const char *b);
 rt_long rt_strlen(const char *s);
 void rt_substr(char *dst, rt_size size, const char *s, rt_long start, rt_long len);
-rt_long rt_strpos(const char *s, const char *needle); /* -1: not found */
-void rt_str_replace(char *dst, rt_size size, const char *s, const char *from, const char *to);
+/* These two search in time that grows with both lengths: they count their
+ * work against the hit's time, and a hit that runs too long fails. */
+rt_long rt_strpos(struct rt_context *c, const char *s, const char *needle); /* -1: not found */
+void rt_str_replace(struct rt_context *c, char *dst, rt_size size, const char *s, const char *from,
+		    const char *to);
 void rt_text_str(char *dst, rt_size size, const char *s, rt_long max, int quoted);
 void rt_toupper(char *dst, rt_size size, const char *s);
 void rt_tolower(char *dst, rt_size size, const char *s);

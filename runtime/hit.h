@@ -12,23 +12,25 @@
 #ifndef TAPLINE_HIT_H
 #define TAPLINE_HIT_H
 
-#include <linux/sched/clock.h>
-
 #include "runtime.h"
 
 /* The context a hit starts with; what never changes (sp_end, maxnesting)
  * was set when the CPU's state was made. actions is the whole statement
  * budget, handed out RT_ACTION_WINDOW at a time (rt_actions_refill). */
 static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_probe *p,
-					 struct pt_regs *regs, rt_long actions, u64 limit_ns)
+					 struct pt_regs *regs, rt_long actions)
 {
 	cpu->probe = p;
 	cpu->regs = regs;
 	cpu->c.error = NULL;
-	cpu->hit_start = local_clock();
-	cpu->hit_limit_ns = limit_ns;
-	cpu->c.actions = actions < RT_ACTION_WINDOW ? actions : RT_ACTION_WINDOW;
-	cpu->actions_reserve = actions - cpu->c.actions;
+	cpu->hit_start = rt_cycles();
+	if (likely(actions <= RT_ACTION_WINDOW)) {
+		cpu->c.actions = actions;
+		cpu->actions_reserve = 0;
+	} else {
+		cpu->c.actions = RT_ACTION_WINDOW;
+		cpu->actions_reserve = actions - RT_ACTION_WINDOW;
+	}
 	cpu->c.sp = cpu->stack;
 	cpu->c.depth = 0;
 	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
@@ -59,6 +61,21 @@ static __always_inline int rt_hit_body(struct rt_cpu *cpu, const struct rt_probe
 	return !ok;
 }
 
+/* The overload check: this hit's time added to its CPU's in the current
+ * interval; past the threshold, rt_overload() stops the script. */
+static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
+{
+	u64 used = now - cpu->hit_start;
+
+	if (unlikely(now - cpu->ov_start >= rt_clock.ov_interval)) {
+		cpu->ov_start = now - used;
+		cpu->ov_used = 0;
+	}
+	cpu->ov_used += used;
+	if (unlikely(cpu->ov_used > rt_clock.ov_threshold))
+		rt_overload(cpu, now);
+}
+
 /*
  * Every hit but begin and end, with interrupts off throughout: body is
  * the probe's handler, or a return probe's entry part; data is the call's
@@ -81,11 +98,11 @@ static __always_inline int rt_run_hit(const struct rt_probe *p, void (*body)(str
 		return 1;
 	}
 	cpu->busy = 1;
-	rt_hit_begin(cpu, p, regs, rt_script.maxaction, rt_script.maxhittime_us * NSEC_PER_USEC);
+	rt_hit_begin(cpu, p, regs, rt_script.maxaction);
 	cpu->entry_data = data;
 	failed = rt_hit_body(cpu, p, body);
-	if (rt_script.overload_interval_ns)
-		rt_overload_check(cpu, local_clock());
+	if (rt_clock.ov_interval)
+		rt_overload_account(cpu, rt_cycles());
 	cpu->probe = NULL;
 	cpu->entry_data = NULL;
 	barrier();

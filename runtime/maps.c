@@ -16,6 +16,8 @@
  * CPU's slot area, never the table itself.
  */
 #include <asm/word-at-a-time.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -397,14 +399,16 @@ static size_t rt_map_layout(const struct rt_map_desc *d, size_t *koff, size_t *v
 	return off;
 }
 
+/* Saturating (SIZE_MAX rather than a wrap): a script chooses the sizes. */
 size_t rt_map_bytes(const struct rt_map_desc *d)
 {
-	size_t table = sizeof(struct rt_table) + rt_table_heads(d->capacity) * sizeof(s32) +
-		       (size_t)d->capacity * rt_map_layout(d, NULL, NULL);
+	size_t table = size_add(sizeof(struct rt_table) + rt_table_heads(d->capacity) * sizeof(s32),
+				size_mul(d->capacity, rt_map_layout(d, NULL, NULL)));
 
 	/* Statistics: one table per CPU, and the merged one. */
-	return sizeof(struct rt_map) +
-	       (d->value_kind == RT_STATS ? (num_possible_cpus() + 1) * table : table);
+	if (d->value_kind == RT_STATS)
+		table = size_mul(num_possible_cpus() + 1, table);
+	return size_add(sizeof(struct rt_map), table);
 }
 
 struct rt_map *rt_map_new(const struct rt_map_desc *d)
@@ -509,13 +513,32 @@ void rt_map_set_str(struct rt_context *c, struct rt_map *m, const struct rt_key 
 }
 
 /*
- * A walk over a whole table (a slice, a merge, a sort) takes as long as the
- * array is large, within one statement: every 4096 steps it checks that
- * the hit has not run too long, and stops if it has (the hit has failed).
+ * A walk over a whole table (a slice, a merge, a sort, emptying it) takes
+ * as long as the array is large, within one statement: each entry it
+ * visits is charged to rt_work() at its size (keys are compared), and the
+ * walk stops, leaving the table consistent, once the hit has run too long
+ * (the hit has failed then).
  */
-static inline bool rt_walk_overtime(struct rt_context *c, unsigned long step)
+static inline bool rt_walk_overtime(struct rt_context *c, const struct rt_map *m)
 {
-	return (step & 4095) == 4095 && rt_hit_overtime(c, NULL);
+	return rt_work(c, m->esize);
+}
+
+/* Every entry of t removed, one by one, so that a walk cut short leaves a
+ * consistent table; false if it was. Time is spent on the entries there
+ * are, not on the capacity. */
+static bool rt_table_empty(struct rt_context *c, const struct rt_map *m, struct rt_table *t)
+{
+	while (t->newest >= 0) {
+		if (rt_walk_overtime(c, m))
+			return false;
+		rt_unlink(m, t, rt_entry_at(m, t, t->newest));
+	}
+	/* Nothing is in use: the whole area is free again. */
+	t->used = 0;
+	t->free = -1;
+	t->dirty = 1;
+	return true;
 }
 
 /* --- membership and deletion (every table of a statistics array) --- */
@@ -523,12 +546,11 @@ static inline bool rt_walk_overtime(struct rt_context *c, unsigned long step)
 static bool rt_table_has(struct rt_context *c, const struct rt_map *m, const struct rt_table *t,
 			 const struct rt_key *k, int star, u32 h)
 {
-	unsigned long step = 0;
 	s32 i;
 
 	if (!star)
 		return rt_lookup(m, t, k, h) != NULL;
-	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, step++);) {
+	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, m);) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		if (rt_keys_match(m, e, k, star))
@@ -546,15 +568,14 @@ rt_long rt_map_exists(struct rt_context *c, struct rt_map *m, const struct rt_ke
 	if (!m->cpu)
 		return rt_table_has(c, m, m->table, k, star, h);
 	for_each_possible_cpu(cpu)
-		if (rt_table_has(c, m, m->cpu[cpu], k, star, h))
-			return 1;
+		if (c->error || rt_table_has(c, m, m->cpu[cpu], k, star, h))
+			return !c->error;
 	return 0;
 }
 
 static void rt_table_delete(struct rt_context *c, const struct rt_map *m, struct rt_table *t,
 			    const struct rt_key *k, int star, u32 h)
 {
-	unsigned long step = 0;
 	s32 i;
 
 	if (!star) {
@@ -565,7 +586,7 @@ static void rt_table_delete(struct rt_context *c, const struct rt_map *m, struct
 		t->dirty = 1;
 		return;
 	}
-	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, step++);) {
+	for (i = t->oldest; i >= 0 && !rt_walk_overtime(c, m);) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
@@ -583,19 +604,19 @@ void rt_map_delete(struct rt_context *c, struct rt_map *m, const struct rt_key *
 	rt_table_delete(c, m, m->table, k, star, h);
 	if (m->cpu)
 		for_each_possible_cpu(cpu)
-			rt_table_delete(c, m, m->cpu[cpu], k, star, h);
+			if (!c->error)
+				rt_table_delete(c, m, m->cpu[cpu], k, star, h);
 }
 
 void rt_map_clear(struct rt_context *c, struct rt_map *m)
 {
 	int cpu;
 
-	rt_table_reset(m->table);
-	if (m->cpu)
-		for_each_possible_cpu(cpu) {
-			rt_table_reset(m->cpu[cpu]);
-			m->cpu[cpu]->dirty = 1;
-		}
+	if (!rt_table_empty(c, m, m->table) || !m->cpu)
+		return;
+	for_each_possible_cpu(cpu)
+		if (!rt_table_empty(c, m, m->cpu[cpu]))
+			return;
 }
 
 /* --- statistics --- */
@@ -644,7 +665,6 @@ rt_long rt_map_stat(struct rt_context *c, struct rt_map *m, const struct rt_key 
  * union does not fit. */
 static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc)
 {
-	unsigned long step = 0;
 	bool dirty = false;
 	int cpu;
 
@@ -652,7 +672,9 @@ static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc
 		dirty |= m->cpu[cpu]->dirty;
 	if (!dirty)
 		return true;
-	rt_table_reset(m->table);
+	/* Cut short, the CPUs' tables stay dirty: the next merge starts again. */
+	if (!rt_table_empty(c, m, m->table))
+		return false;
 	for_each_possible_cpu(cpu) {
 		struct rt_table *t = m->cpu[cpu];
 		s32 i;
@@ -663,12 +685,8 @@ static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc
 			int j;
 
 			i = e->newer;
-			if (rt_walk_overtime(c, step++)) {
-				/* Half merged: the next merge starts again. */
-				rt_table_reset(m->table);
-				m->table->dirty = 1;
+			if (rt_walk_overtime(c, m))
 				return false;
-			}
 			for (j = 0; j < m->d->nkeys; j++) {
 				k[j].s = rt_key_str(m, e, j);
 				k[j].n = *rt_key_long(m, e, j);
@@ -681,8 +699,6 @@ static bool rt_map_merge(struct rt_context *c, struct rt_map *m, const char *loc
 					 "raise the limit with -D MAXMAPENTRIES=N, or declare a larger size",
 					 "aggregation overflow: the CPUs' copies of array '%s' hold more than %d entries together",
 					 m->d->name, m->d->capacity);
-				rt_table_reset(m->table);
-				m->table->dirty = 1;
 				return false;
 			}
 			rt_stat_merge(&m->d->stat, rt_value(m, into), rt_value(m, e));
@@ -746,14 +762,16 @@ static void rt_sift(const struct rt_sort *s, struct rt_slot *v, long root, long 
 static void rt_sort_slots(struct rt_context *c, const struct rt_sort *s, struct rt_slot *v,
 			  long n)
 {
+	/* A sift compares along a path of up to log2(n) entries. */
+	unsigned long cost = (unsigned long)s->m->esize * (ilog2(n | 1) + 1);
 	long i;
 
 	for (i = n / 2 - 1; i >= 0; i--)
-		if (!rt_walk_overtime(c, (unsigned long)i))
+		if (!rt_work(c, cost))
 			rt_sift(s, v, i, n);
 		else
 			return;
-	for (i = n - 1; i > 0 && !rt_walk_overtime(c, (unsigned long)i); i--) {
+	for (i = n - 1; i > 0 && !rt_work(c, cost); i--) {
 		struct rt_slot tmp = v[0];
 
 		v[0] = v[i];
@@ -769,7 +787,6 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 	struct rt_table *t = m->table;
 	struct rt_slot *slots;
 	struct rt_sort s = { m, sort_by, dir, 0 };
-	unsigned long step = 0;
 	s32 i;
 	long n = 0;
 
@@ -799,7 +816,7 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		i = e->newer;
-		if (rt_walk_overtime(c, step++))
+		if (rt_walk_overtime(c, m))
 			return;
 		if (slice && !rt_keys_match(m, e, slice, star))
 			continue;
@@ -834,9 +851,8 @@ int rt_iter_next(struct rt_context *c, struct rt_iter *it)
 		it->entry = ((struct rt_slot *)it->slots)[it->pos++].e;
 	} else {
 		struct rt_entry *e = NULL;
-		unsigned long step = 0;
 
-		while (it->next >= 0 && !rt_walk_overtime(c, step++)) {
+		while (it->next >= 0 && !rt_walk_overtime(c, m)) {
 			e = rt_entry_at(m, t, it->next);
 			it->next = e->newer;
 			if (it->star < 0 || rt_keys_match(m, e, it->slice, it->star))

@@ -127,7 +127,7 @@ int rt_re_match(const struct rt_regex *re, const char *s, unsigned long len, int
 		vm.gen++;
 		nn = 0;
 		*steps += (unsigned long)nc + 1;
-		if (stop && *steps - asked >= 4096) {
+		if (stop && *steps - asked >= 1024) {
 			asked = *steps;
 			if (stop(arg, *steps))
 				return -1;

@@ -55,7 +55,7 @@ struct rt_regex {
  * Match re against the NUL-terminated s (at most len bytes are read).
  * Returns 1 and fills caps[0 .. 2 * (ngroups + 1) - 1] with byte offsets
  * (-1 for a group that took no part), or 0. *steps grows by the work done.
- * If stop is not NULL, it is asked about every 4096 steps whether to go on
+ * If stop is not NULL, it is asked about every 1024 steps whether to go on
  * (the work can be long: length x program size); when it says stop (not
  * 0), the match gives up and returns -1.
  */

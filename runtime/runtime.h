@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/timex.h>
 #include <linux/types.h>
 
 #include "api.h"
@@ -56,10 +57,14 @@ struct rt_cpu {
 	char *tok_str;                /* what tokenize() goes on with */
 	size_t tok_pos;
 	char sym[RT_SYM_LEN];         /* a symbol being named (stack.c) */
-	/* Time: when the hit began (local_clock() ns) and how long it may
-	 * run; the statement budget beyond the current window (c->actions). */
-	u64 hit_start, hit_limit_ns;
+	/* When the hit began, in cycles of rt_cycles(); the statement budget
+	 * beyond the current window (c->actions). */
+	u64 hit_start;
 	rt_long actions_reserve;
+	/* Work done in walks and searches (rt_work): the time is checked
+	 * whenever RT_WORK_QUANTUM more is done, across calls and hits. */
+	unsigned long work, work_checked;
+	bool fatal;                   /* the failure may not be caught (rt_catch) */
 	bool process_context;         /* a begin, end or error probe: may sleep */
 	/* The overload check: handler time in the interval that began at ov_start. */
 	u64 ov_start, ov_used;
@@ -97,11 +102,49 @@ static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
 void rt_run_begin_end(const struct rt_probe *p);
 /* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
 void rt_count_skip(atomic64_t *reason);
+/*
+ * Time for bounding and accounting hits: the CPU's cycle counter, a few
+ * instructions where local_clock() takes some sixty, twice a hit. The
+ * limits, converted once at start (rt_clock_init): MAXHITTIME, and the
+ * overload check's interval and threshold (interval 0: no check).
+ */
+static inline u64 rt_cycles(void)
+{
+	return get_cycles();
+}
+struct rt_clock {
+	u64 per_ms;
+	u64 hit_limit, ov_interval, ov_threshold;
+};
+extern struct rt_clock rt_clock;
+void rt_clock_init(void);
+
 /* Has the hit run past MAXHITTIME? If so it fails (at loc, may be NULL).
  * Loops in the runtime whose length a script controls call it now and then. */
 bool rt_hit_overtime(struct rt_context *c, const char *loc);
-/* The overload check after a hit that ran until now (ns). */
-void rt_overload_check(struct rt_cpu *cpu, u64 now);
+
+/* About one unit per byte compared or copied, or per entry visited. */
+#define RT_WORK_QUANTUM 65536
+
+/*
+ * units more work for the hit: true (and the hit failed) when the hit has
+ * run too long. A walk or search whose cost a script controls calls it as
+ * it goes, so that no call, however large its arguments, and no number of
+ * small calls between two statements' checks, runs far past MAXHITTIME.
+ */
+static inline bool rt_work(struct rt_context *c, unsigned long units)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+
+	cpu->work += units;
+	if (likely(cpu->work - cpu->work_checked < RT_WORK_QUANTUM))
+		return false;
+	cpu->work_checked = cpu->work;
+	return rt_hit_overtime(c, NULL);
+}
+/* The handlers on cpu took more than the overload threshold (hit.h):
+ * stop the script, saying how much. */
+void rt_overload(struct rt_cpu *cpu, u64 now);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
 void rt_report_error(struct rt_cpu *cpu);

@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
@@ -179,7 +180,7 @@ void rt_run_begin_end(const struct rt_probe *p)
 	cpu->busy = 1;
 	local_irq_restore(flags);
 	cpu->process_context = true;
-	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible, U64_MAX);
+	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible);
 	rt_hit_body(cpu, p, p->handler);
 	cpu->process_context = false;
 	cpu->probe = NULL;
@@ -196,6 +197,7 @@ void rt_report_error(struct rt_cpu *cpu)
 
 	rt_message("error", "%s (probe %s)%s%s", cpu->error, cpu->probe ? cpu->probe->pp : "?",
 		   cpu->hint[0] ? "; " : "", cpu->hint);
+	cpu->fatal = false;
 	if (n > rt_script.maxerrors)
 		rt_request_stop(1);
 	else
@@ -241,22 +243,55 @@ static void rt_fail_actions(struct rt_context *c, const char *loc)
 {
 	const struct rt_probe *p = container_of(c, struct rt_cpu, c)->probe;
 
+	rt_cpu_of(c)->fatal = true;
 	if (p && rt_is_begin_end(p))
 		rt_fail_limit(c, "MAXACTION_INTERRUPTIBLE", rt_script.maxaction_interruptible, loc);
 	else
 		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
 }
 
+struct rt_clock rt_clock;
+
+/* Cycles per millisecond: the TSC's rate, or measured against local_clock(). */
+void rt_clock_init(void)
+{
+	u64 c0, t0, ns;
+
+	rt_clock.per_ms = tsc_khz;
+	if (!rt_clock.per_ms) {
+		c0 = rt_cycles();
+		t0 = local_clock();
+		mdelay(2);
+		ns = max_t(u64, local_clock() - t0, 1);
+		rt_clock.per_ms = max_t(u64, div64_u64((rt_cycles() - c0) * NSEC_PER_MSEC, ns), 1);
+	}
+	rt_clock.hit_limit = div64_u64((u64)rt_script.maxhittime_us * rt_clock.per_ms, USEC_PER_MSEC);
+	rt_clock.ov_interval = div64_u64((u64)rt_script.overload_interval_ns * rt_clock.per_ms,
+					 NSEC_PER_MSEC);
+	rt_clock.ov_threshold = div64_u64((u64)rt_script.overload_threshold_ns * rt_clock.per_ms,
+					  NSEC_PER_MSEC);
+}
+
+static u64 rt_cycles_to_us(u64 cycles)
+{
+	return div64_u64(cycles * USEC_PER_MSEC, rt_clock.per_ms);
+}
+
 bool rt_hit_overtime(struct rt_context *c, const char *loc)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
-	u64 ran = local_clock() - cpu->hit_start;
+	u64 ran = rt_cycles() - cpu->hit_start;
 
-	if (likely(ran <= cpu->hit_limit_ns))
+	if (cpu->fatal)
+		return true;
+	/* begin and end are preemptible: MAXACTION_INTERRUPTIBLE bounds them. */
+	if (likely(ran <= rt_clock.hit_limit) || cpu->process_context)
 		return false;
+	/* Not catchable: a catch would let the hit go on. */
+	cpu->fatal = true;
 	rt_failf(c, loc, "raise the limit with -D MAXHITTIME=MICROSECONDS (at most 1000000)",
 		 "the probe hit ran for %llu us, more than MAXHITTIME = %lld us",
-		 (unsigned long long)(ran / NSEC_PER_USEC), rt_script.maxhittime_us);
+		 (unsigned long long)rt_cycles_to_us(ran), rt_script.maxhittime_us);
 	return true;
 }
 
@@ -283,23 +318,14 @@ int rt_actions_refill(struct rt_context *c, const char *loc)
  */
 static atomic_t rt_overloaded;
 
-void rt_overload_check(struct rt_cpu *cpu, u64 now)
+void rt_overload(struct rt_cpu *cpu, u64 now)
 {
-	u64 used = now - cpu->hit_start;
-
-	if (now - cpu->ov_start >= (u64)rt_script.overload_interval_ns) {
-		cpu->ov_start = now;
-		cpu->ov_used = used;
-		return;
-	}
-	cpu->ov_used += used;
-	if (likely(cpu->ov_used <= (u64)rt_script.overload_threshold_ns))
-		return;
 	if (atomic_cmpxchg(&rt_overloaded, 0, 1) == 0)
 		rt_message("error",
 			   "probe overhead exceeded threshold: handlers took %llu ms of CPU %d's last %llu ms (%llu%%), more than STP_OVERLOAD_THRESHOLD / STP_OVERLOAD_INTERVAL = %lld%%; raise them with -D STP_OVERLOAD_THRESHOLD=NS -D STP_OVERLOAD_INTERVAL=NS, or turn the check off with -D STP_NO_OVERLOAD",
-			   (unsigned long long)(cpu->ov_used / NSEC_PER_MSEC), smp_processor_id(),
-			   (unsigned long long)((now - cpu->ov_start) / NSEC_PER_MSEC),
+			   (unsigned long long)rt_cycles_to_us(cpu->ov_used) / USEC_PER_MSEC,
+			   smp_processor_id(),
+			   (unsigned long long)rt_cycles_to_us(now - cpu->ov_start) / USEC_PER_MSEC,
 			   (unsigned long long)div64_u64(cpu->ov_used * 100, max_t(u64, now - cpu->ov_start, 1)),
 			   rt_script.overload_threshold_ns * 100 / rt_script.overload_interval_ns);
 	rt_request_stop(1);
@@ -323,10 +349,12 @@ void rt_user_error(struct rt_context *c, const char *msg)
 	rt_failf(c, NULL, NULL, "%s", msg);
 }
 
-void rt_catch(struct rt_context *c, char *buf, rt_size size)
+int rt_catch(struct rt_context *c, char *buf, rt_size size)
 {
 	struct rt_cpu *cpu = container_of(c, struct rt_cpu, c);
 
+	if (cpu->fatal)
+		return 1;
 	if (buf && size) {
 		strscpy(buf, cpu->error, size);
 		if (cpu->hint[0]) {
@@ -335,6 +363,7 @@ void rt_catch(struct rt_context *c, char *buf, rt_size size)
 		}
 	}
 	c->error = NULL;
+	return 0;
 }
 
 rt_size rt_cpu_iter_room(struct rt_context *c)
@@ -512,9 +541,13 @@ int rt_ctl_start(void)
 		return rc;
 	}
 	rt_allocated = true;
+	rt_clock_init();
 	atomic_set(&rt_sess.state, RT_RUNNING);
 	rc = rt_probes_prepare();
 	if (rc) {
+		rt_message("error", "not enough kernel memory for the probe table (%d probes)",
+			   rt_script.nprobes);
+		rt_request_stop(1);
 		mutex_unlock(&rt_ctl_mutex);
 		return rc;
 	}

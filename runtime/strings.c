@@ -5,6 +5,7 @@
  * each function is told its destination's size and always terminates it,
  * and none reads past a source's terminator.
  */
+#include <linux/bitops.h>
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/string.h>
@@ -57,14 +58,40 @@ void rt_substr(char *dst, rt_size size, const char *s, rt_long start, rt_long le
 	dst[len] = 0;
 }
 
-rt_long rt_strpos(const char *s, const char *needle)
+/*
+ * strstr, its work counted: comparing at each place is quick for ordinary
+ * text, but a needle like "aa...ab" in "aa...a" costs length x length
+ * (some 10^9 comparisons at MAXSTRINGLEN 65536), so the comparisons are
+ * charged to rt_work(); NULL when not found or when the hit ran too long.
+ */
+static const char *rt_strstr(struct rt_context *c, const char *s, const char *needle)
 {
-	const char *p = strstr(s, needle);
+	size_t m = strlen(needle);
+
+	if (!m)
+		return s;
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < m && s[i] == needle[i])
+			i++;
+		if (i == m)
+			return s;
+		if (rt_work(c, i + 1))
+			return NULL;
+	}
+	return NULL;
+}
+
+rt_long rt_strpos(struct rt_context *c, const char *s, const char *needle)
+{
+	const char *p = rt_strstr(c, s, needle);
 
 	return p ? p - s : -1;
 }
 
-void rt_str_replace(char *dst, rt_size size, const char *s, const char *from, const char *to)
+void rt_str_replace(struct rt_context *c, char *dst, rt_size size, const char *s, const char *from,
+		    const char *to)
 {
 	size_t flen = strlen(from), used = 0;
 
@@ -73,8 +100,8 @@ void rt_str_replace(char *dst, rt_size size, const char *s, const char *from, co
 		strscpy(dst, s, size);
 		return;
 	}
-	while (*s && used + 1 < size) {
-		const char *p = strstr(s, from);
+	while (*s && used + 1 < size && !c->error) {
+		const char *p = rt_strstr(c, s, from);
 		size_t head = p ? (size_t)(p - s) : strlen(s);
 
 		head = min(head, size - 1 - used);
@@ -215,6 +242,23 @@ rt_long rt_stringat(struct rt_context *c, const char *s, rt_long pos, const char
 
 /* tokenize(s, delim): the next token, empty ones skipped; s "" goes on
  * with the string given last on this CPU. */
+/*
+ * strspn (in: the bytes of s that are in set) or strcspn (those that are
+ * not), in time linear in both lengths: the kernel's compare each byte with
+ * the whole set, and both can be MAXSTRINGLEN long.
+ */
+static size_t rt_span(const char *s, const char *set, bool in)
+{
+	unsigned long bits[256 / BITS_PER_LONG] = { 0 };
+	size_t n = 0;
+
+	for (; *set; set++)
+		__set_bit((unsigned char)*set, bits);
+	while (s[n] && test_bit((unsigned char)s[n], bits) == in)
+		n++;
+	return n;
+}
+
 void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, const char *delim)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
@@ -227,8 +271,8 @@ void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, c
 		cpu->tok_pos = 0;
 	}
 	p = cpu->tok_str + cpu->tok_pos;
-	p += strspn(p, delim);
-	n = strcspn(p, delim);
+	p += rt_span(p, delim, true);
+	n = rt_span(p, delim, false);
 	if (n == 0) {
 		cpu->tok_pos = p - cpu->tok_str;
 		return;
@@ -261,6 +305,7 @@ rt_long rt_regex_match(struct rt_context *c, const struct rt_regex *re, const ch
 	matched = rt_re_match(re, s, rt_script.maxstringlen, cpu->re_caps, cpu->re_scratch, &steps,
 			      rt_regex_stop, c);
 	if (matched < 0) {
+		rt_cpu_of(c)->fatal = true;
 		if (!c->error)
 			rt_fail_limit(c, rt_cpu_of(c)->probe && rt_cpu_of(c)->process_context
 						 ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION",

@@ -110,29 +110,49 @@ static size_t rt_record_space(size_t len)
 	return sizeof(struct rt_record) + ALIGN(len, 8);
 }
 
-/* Process context: append to the list, allocating; drop only past RT_PC_MAX. */
-static void rt_pc_commit(struct rt_cpu *cpu)
+/* One record of the list at most this large with its header: one 8 KiB
+ * slab object, never a multi-page allocation. */
+#define RT_PC_CHUNK (8192 - sizeof(struct rt_pc_record))
+
+/* Add len bytes as one record, or count them as dropped. */
+static void rt_pc_add(const char *data, size_t len)
 {
 	struct rt_pc_record *rec = NULL;
 	unsigned long flags;
 
-	if (READ_ONCE(rt_pc_bytes) + cpu->out_len <= RT_PC_MAX)
-		rec = kmalloc(sizeof(*rec) + cpu->out_len, GFP_KERNEL | __GFP_NOWARN);
+	/* Nobody will read it (staprun died): do not ask for memory. */
+	if (!READ_ONCE(rt_sess.orphaned) && READ_ONCE(rt_pc_bytes) + len <= RT_PC_MAX)
+		rec = kmalloc(sizeof(*rec) + len,
+			      GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC);
 	spin_lock_irqsave(&rt_pc_lock, flags);
 	if (rec && rt_pc_bytes + ksize(rec) <= RT_PC_MAX) {
 		rec->seq = atomic64_inc_return(&rt_seq);
-		rec->len = cpu->out_len;
+		rec->len = len;
 		rec->size = ksize(rec);
-		memcpy(rec->data, cpu->out, cpu->out_len);
+		memcpy(rec->data, data, len);
 		list_add_tail(&rec->node, &rt_pc_list);
 		rt_pc_bytes += rec->size;
 		rec = NULL;
 	} else {
 		rt_pc_dropped_records++;
-		rt_pc_dropped_bytes += cpu->out_len;
+		rt_pc_dropped_bytes += len;
 	}
 	spin_unlock_irqrestore(&rt_pc_lock, flags);
 	kfree(rec);
+}
+
+/* Process context: append to the list, allocating as it goes; dropped
+ * only past RT_PC_MAX or when memory is short. */
+static void rt_pc_commit(struct rt_cpu *cpu)
+{
+	size_t off = 0;
+
+	while (off < cpu->out_len) {
+		size_t n = min_t(size_t, cpu->out_len - off, RT_PC_CHUNK);
+
+		rt_pc_add(cpu->out + off, n);
+		off += n;
+	}
 	cpu->out_len = 0;
 }
 
@@ -460,6 +480,8 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 	}
 	else if (!strcmp(cmd, "stop"))
 		rc = rt_ctl_stop();
+	else if (!strcmp(cmd, "orphan"))
+		rt_ctl_orphan();
 	else if (sscanf(cmd, "target %d", &pid) == 1 && rt_state() == RT_LOADED)
 		rt_ctl_set_target(pid);
 	else

@@ -166,6 +166,43 @@ int sr_ctl_read(const char *name, struct sr_status *st, char *err,
 	return 0;
 }
 
+int sr_ctl_read_fd(int fd, struct sr_status *st)
+{
+	size_t cap = 4096, len = 0;
+	ssize_t n = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_status = -1;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -1;
+	st->text = malloc(cap);
+	if (!st->text)
+		return -1;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *more = len < (1 << 20) ? realloc(st->text, cap * 2) : NULL;
+
+			if (!more)
+				break;
+			st->text = more;
+			cap *= 2;
+		}
+		n = read(fd, st->text + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	st->text[len] = 0;
+	if (n < 0 || len == 0) {
+		sr_status_free(st);
+		return -1;
+	}
+	sr_status_parse(st);
+	return 0;
+}
+
 int sr_status_report(const struct sr_status *st)
 {
 	const char *line = st->text;

@@ -488,6 +488,7 @@ static int sr_child_exited(void)
 	sr_verbose("the -c command (process %d) exited", (int)sr_child);
 	sr_child = -1;
 	sr_child_status = status;
+	sr_guardian_reaped(sr_guardian);
 	return 1;
 }
 
@@ -858,10 +859,26 @@ static int sr_run(const char *name, int dst_fd)
 	return failed ? 1 : rc;
 
 not_started:
-	/* Never started: nothing ran, so no stop; unloading cleans up. */
+	/* Never started, but said so: closing out without stop would look
+	 * like staprun had died. */
 	sr_release_child(gofd, 0);
+	sr_ctl_write(name, "stop", err, sizeof(err));
 	close(relay.out_fd);
 	return 1;
+}
+
+/*
+ * stdin, stdout or stderr closed by whoever started staprun: /dev/null
+ * there instead, so that no file staprun opens (the module, a pipe to the
+ * guardian) lands on them and is written to as output or closed as stdio.
+ */
+static void sr_stdio_open(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1);
 }
 
 /*
@@ -912,6 +929,7 @@ int main(int argc, char **argv)
 	int dst_fd = STDOUT_FILENO;
 	int rc;
 
+	sr_stdio_open();
 	sr_parse_options(argc, argv);
 	if (sr_check_privilege())
 		return 1;

@@ -189,6 +189,8 @@ int sr_ctl_write(const char *name, const char *cmd, char *err, size_t errlen);
 /* Read and parse /proc/tapline_NAME/ctl. */
 int sr_ctl_read(const char *name, struct sr_status *st, char *err,
 		size_t errlen);
+/* The same from an open ctl: -1 once that module is gone. */
+int sr_ctl_read_fd(int fd, struct sr_status *st);
 /*
  * Print the status's error and warning lines on stderr as "ERROR: text" and
  * "WARNING: text", then a warning for anything dropped or skipped.  Returns
@@ -229,8 +231,10 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void));
  * waiting (-1 if it could not be made: staprun goes on without one).
  */
 int sr_guardian_start(const char *name);
-/* The -c command's process id, for the guardian to kill if staprun dies. */
+/* The -c command's process id, for the guardian to kill if staprun dies;
+ * and that staprun reaped it (the id may be someone else's now). */
 void sr_guardian_child(int fd, int pid);
+void sr_guardian_reaped(int fd);
 /* staprun is ending normally, having unloaded the module itself. */
 void sr_guardian_done(int fd);
 

@@ -361,11 +361,11 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_SUBSTR:
 		return string_result(g, n, "rt_substr", "");
 	case B_ISINSTR:
-		res = long_result(g, n, "rt_strpos", "", "", false);
+		res = long_result(g, n, "rt_strpos", "c", "", true);
 		emit(g, "%s = %s >= 0;", res, res);
 		return res;
 	case B_STRPOS:
-		return long_result(g, n, "rt_strpos", "", "", false);
+		return long_result(g, n, "rt_strpos", "c", "", true);
 	case B_TOKENIZE: {
 		int count;
 		char **vals = cg_list(g, n->list, &count);
@@ -374,8 +374,16 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free_list(vals, count);
 		return res;
 	}
-	case B_STR_REPLACE:
-		return string_result(g, n, "rt_str_replace", "");
+	case B_STR_REPLACE: {
+		int count;
+		char **vals = cg_list(g, n->list, &count);
+		res = new_string_temp(g);
+		emit(g, "rt_str_replace(c, %s, %lld, %s, %s, %s);", res, g->maxstr, vals[0], vals[1],
+		     vals[2]);
+		fail_check(g);
+		free_list(vals, count);
+		return res;
+	}
 	case B_TEXT_STR:
 		return string_result(g, n, "rt_text_str", ", 0, 0");
 	case B_TEXT_STRN:

@@ -922,13 +922,15 @@ static void cg_try(struct cg *g, struct node *n)
 	g->indent--;
 	emit(g, "catch%d:", id);
 	g->indent++;
+	/* A failure no catch may take (a limit of the hit) goes on out. */
 	if (n->then) {
 		char *var = var_ref(n->then->sym);
-		emit(g, "rt_catch(c, %s, %lld);", var, g->maxstr);
+		emit(g, "if (rt_catch(c, %s, %lld))", var, g->maxstr);
 		free(var);
 	} else {
-		emit(g, "rt_catch(c, (char *)0, 0);");
+		emit(g, "if (rt_catch(c, (char *)0, 0))");
 	}
+	emit(g, "\t%s", outer);
 	if (room)
 		emit(g, "c->iter_top = tm%d;", id);
 	cg_stmt(g, n->els);
