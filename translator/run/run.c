@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,10 +158,16 @@ static int run_local(struct session *s)
 	/* staprun handles Ctrl-C (it runs the end probes); stap just waits. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* stap killed outright: staprun stops the script as for SIGTERM
+		 * (end probes, unload) rather than run on unattended. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
 		execv(s->staprun_path, (char *const *)argv.v);
 		fprintf(stderr, "stap: cannot run %s: %s\n", s->staprun_path, strerror(errno));
 		_exit(127);
