@@ -396,7 +396,9 @@ static void loc_stack(struct tloc *l, int64_t off)
 static void place(struct abi *abi, const struct ctype *t, struct tloc *l)
 {
 	uint64_t size = t->size ? t->size : 8;
-	int words = (int)((size + 7) / 8);
+	/* A damaged BTF may claim any size: 64-bit words, and no parameter
+	 * larger than the 4 GiB BTF can describe moves the offsets further. */
+	int64_t words = (int64_t)((size + 7) / 8);
 	bool aggregate = t->kind == CT_STRUCT || t->kind == CT_UNION || t->kind == CT_ARRAY;
 	if (words <= 2 && abi->regs_used + words <= 6) {
 		if (words == 1 || !aggregate) {
