@@ -150,6 +150,7 @@ static void set_limit(struct session *s, const char *arg)
 	suggest_init(&sg, name);
 	for (int i = 0; i < NLIMITS; i++)
 		suggest_offer(&sg, limit_info[i].name);
+	suggest_offer(&sg, "STP_MAXMEMORY");
 	fprintf(stderr, "stap: -D %s: unknown limit\n", name);
 	suggest_hint(&sg, NULL);
 	exit(1);
