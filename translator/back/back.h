@@ -27,6 +27,10 @@ struct stub {
 	 * placeholders are whole arguments, @IN@ standing for several. */
 	struct ptrvec cc;      /* compile command; @SRC@ and @OBJ@ to fill in */
 	struct ptrvec objtool; /* objtool command (none: empty); @OBJ@ */
+	/* Kernels with IBT (CONFIG_X86_KERNEL_IBT) run objtool once, on the
+	 * module's objects linked together: then partial links them (@OUT@,
+	 * @IN@), objtool checks the result, and runtime_obj is unchecked. */
+	struct ptrvec partial;
 	struct ptrvec ld;      /* link command; @OUT@ and @IN@ */
 	char *runtime_obj;  /* the runtime, one relocatable object */
 	char *mod_obj;      /* module metadata: this_module, __versions, .modinfo */

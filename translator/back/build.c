@@ -206,16 +206,26 @@ int build_module(struct session *s)
 	 * The temporary directory's name is left out of the line tables, so
 	 * that the same C builds the same module, byte for byte. */
 	char *prefix_map = xasprintf("-ffile-prefix-map=%s/=", s->tmpdir);
+	/* objtool checks the script's object alone, or (stub->partial) the
+	 * script and the runtime linked together, as kbuild would. */
+	char *both = xasprintf("%s/%s.both.o", s->tmpdir, name);
+	const char *const parts[] = { st->runtime_obj, obj, NULL };
 	const char *const inputs[] = { st->runtime_obj, obj, st->mod_obj, NULL };
+	const char *const linked[] = { both, st->mod_obj, NULL };
+	const bool at_link = st->partial.n > 0;
 	const struct fills f = { .src = src, .obj = obj, .out = ko, .in = inputs };
-	struct ptrvec cc = { 0 }, objtool = { 0 }, ld = { 0 };
+	const struct fills fp = { .obj = both, .out = both, .in = parts };
+	const struct fills fl = { .out = ko, .in = linked };
+	struct ptrvec cc = { 0 }, objtool = { 0 }, partial = { 0 }, ld = { 0 };
 	fill(&cc, &st->cc, &f);
 	pv_push(&cc, "-g1");
 	pv_push(&cc, prefix_map);
-	fill(&objtool, &st->objtool, &f);
-	fill(&ld, &st->ld, &f);
+	fill(&partial, &st->partial, &fp);
+	fill(&objtool, &st->objtool, at_link ? &fp : &f);
+	fill(&ld, &st->ld, at_link ? &fl : &f);
 
 	if (!step(s, st, "compiling the generated C", &cc, false) ||
+	    (at_link && !step(s, st, "linking the script with the runtime", &partial, false)) ||
 	    (st->objtool.n && !step(s, st, "objtool", &objtool, true)) ||
 	    !step(s, st, "linking the module", &ld, false)) {
 		errors = 1;
@@ -237,7 +247,9 @@ int build_module(struct session *s)
 out:
 	pv_free(&cc);
 	pv_free(&objtool);
+	pv_free(&partial);
 	pv_free(&ld);
+	free(both);
 	free(prefix_map);
 	free(obj);
 	free(ko);

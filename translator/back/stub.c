@@ -38,8 +38,9 @@
 #include "private.h"
 
 /* Bump when the stub's layout or this file's commands change.
- * 2: commands are argument vectors (cc.argv, objtool.argv, ld.argv). */
-#define STUB_FORMAT 2
+ * 2: commands are argument vectors (cc.argv, objtool.argv, ld.argv).
+ * 3: partial.argv and runtime-unchecked.o, for objtool at the module's link. */
+#define STUB_FORMAT 3
 
 /* The first line of a command file; an argument per line follows. */
 static const char argv_header[] = "# stap runs this with execvp: one argument per line, no shell\n";
@@ -386,6 +387,49 @@ static bool write_imports(const char *dir, const char *kbuild_dir)
 	return ok;
 }
 
+/* The runtime's objects as kbuild compiled them, before objtool: linked
+ * into one (runtime-unchecked.o) with the module's partial link command,
+ * so that objtool can check each module's code and the runtime's together,
+ * once, as kbuild does on kernels with IBT. The objects are those of the
+ * stub's .mod file. */
+static bool link_unchecked_runtime(struct session *s, const char *dir, const struct ptrvec *partial,
+				   const char *kbuild_dir)
+{
+	char *list_path = xasprintf("%s/%s.mod", dir, STUB_MODULE_NAME);
+	char *list = read_file(list_path, NULL);
+	char *out = path_join(dir, "runtime-unchecked.o");
+	struct ptrvec argv = { 0 }, objs = { 0 };
+	for (char *tok = list ? strtok(list, " \n") : NULL; tok; tok = strtok(NULL, " \n"))
+		pv_push(&objs, tok);
+	bool ok = objs.n > 0;
+	for (size_t i = 0; ok && i < partial->n; i++) {
+		const char *a = partial->v[i];
+		if (!strcmp(a, "@IN@"))
+			for (size_t k = 0; k < objs.n; k++)
+				pv_push(&argv, objs.v[k]);
+		else
+			pv_push(&argv, (void *)(strcmp(a, "@OUT@") ? a : out));
+	}
+	char *output = NULL;
+	if (ok) {
+		pv_push(&argv, NULL);
+		ok = run_command((const char *const *)argv.v, kbuild_dir, &output) == 0;
+	}
+	if (!ok) {
+		fprintf(stderr, "stap: cannot link the runtime's objects for objtool (%s)\n", list_path);
+		show_tail(output, 20);
+	} else if (s->verbose > 1) {
+		fprintf(stderr, "stub: objtool runs at each module's link; runtime in %s\n", out);
+	}
+	free(output);
+	pv_free(&argv);
+	pv_free(&objs);
+	free(list);
+	free(list_path);
+	free(out);
+	return ok;
+}
+
 /* Steps 1-4 in dir; false (reported) on failure. */
 static bool build_stub(struct session *s, const char *dir, const struct ptrvec *files,
 		       const char *kbuild_dir)
@@ -457,6 +501,26 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 	char *ko = xasprintf("%s/%s.ko", dir, STUB_MODULE_NAME);
 	char *o = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	char *mod_o = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
+	/* Where the objects went unchecked, the composite's link runs objtool. */
+	struct ptrvec multi_cmds = { 0 };
+	struct ptrvec *partial = NULL;
+	if (ok && !objtool) {
+		char *multi_file = xasprintf("%s/.%s.o.cmd", dir, STUB_MODULE_NAME);
+		char *mod_list = xasprintf("@%s/%s.mod", dir, STUB_MODULE_NAME);
+		ok = kbuild_commands(multi_file, &multi_cmds);
+		if (ok && multi_cmds.n == 2) {
+			partial = multi_cmds.v[0];
+			objtool = multi_cmds.v[1];
+			templatize(partial, NULL, (const char *[]){ o, mod_list },
+				   (const char *[]){ "@OUT@", "@IN@" }, 2);
+			templatize(objtool, NULL, (const char *[]){ o }, (const char *[]){ "@OBJ@" },
+				   1);
+			ok = has_arg(partial, "@OUT@") && has_arg(partial, "@IN@") &&
+			     link_unchecked_runtime(s, dir, partial, kbuild_dir);
+		}
+		free(multi_file);
+		free(mod_list);
+	}
 	if (ok) {
 		/* -Wp,-MMD,FILE: the dependency file, for kbuild alone. */
 		templatize(cc, "-Wp,-MMD,", (const char *[]){ obj, src },
@@ -478,7 +542,7 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 		ok = false;
 	}
 	ok = ok && write_argv(dir, "cc.argv", cc) && write_argv(dir, "objtool.argv", objtool) &&
-	     write_argv(dir, "ld.argv", ld);
+	     write_argv(dir, "partial.argv", partial) && write_argv(dir, "ld.argv", ld);
 	free(obj);
 	free(src);
 	free(ko);
@@ -488,6 +552,7 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 	free(ld_file);
 	shell_free(&cc_cmds);
 	shell_free(&ld_cmds);
+	shell_free(&multi_cmds);
 	return ok;
 }
 
@@ -497,6 +562,7 @@ static void free_stub(struct stub *st)
 	free(st->kbuild_dir);
 	pv_free_all(&st->cc);
 	pv_free_all(&st->objtool);
+	pv_free_all(&st->partial);
 	pv_free_all(&st->ld);
 	free(st->runtime_obj);
 	free(st->mod_obj);
@@ -513,11 +579,15 @@ static struct stub *load_stub(const char *dir, const char *kbuild_dir, char **wh
 	struct stub *st = xcalloc(1, sizeof *st);
 	st->dir = xstrdup(dir);
 	st->kbuild_dir = xstrdup(kbuild_dir);
-	st->runtime_obj = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	st->mod_obj = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
 	bool read = read_argv(dir, "cc.argv", &st->cc, why) &&
 		    read_argv(dir, "objtool.argv", &st->objtool, why) &&
+		    read_argv(dir, "partial.argv", &st->partial, why) &&
 		    read_argv(dir, "ld.argv", &st->ld, why);
+	st->runtime_obj = st->partial.n ? path_join(dir, "runtime-unchecked.o")
+					: xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
+	if (read && st->partial.n && !st->objtool.n)
+		*why = xstrdup("it links objects for objtool but has no objtool command");
 	if (read && (!st->cc.n || !st->ld.n))
 		*why = xstrdup("a command file is empty");
 	else if (read && (!file_exists(st->runtime_obj) || !file_exists(st->mod_obj)))
@@ -532,6 +602,8 @@ static struct stub *load_stub(const char *dir, const char *kbuild_dir, char **wh
 struct stub *stub_get(struct session *s)
 {
 	const struct kernel *k = s->kernel;
+	/* objtool reads the architecture from kbuild's environment (6.12). */
+	setenv("SRCARCH", "x86", 0);
 	if (!k->build_dir) {
 		fprintf(stderr, "stap: no build tree /lib/modules/%s/build for kernel %s", k->release,
 			k->release);
