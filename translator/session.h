@@ -208,6 +208,7 @@ struct session {
 	bool force_symtab;           /* --symtab */
 	struct tracepoint *tracepoints; /* pass 2, listed when a probe needs them */
 	size_t ntracepoints;
+	const char *tracepoint_systems_from; /* headers, tracefs, NULL: unknown */
 	char *probe_cache;           /* --probe-cache: its directory; NULL: none */
 	const char *sign_key;        /* --sign-key: the private key; NULL: one found as kbuild would */
 	const char *sign_cert;       /* --sign-cert: its X.509 certificate */

@@ -472,6 +472,32 @@ struct probe_site *btf_typedef_site(struct btf_source *b, const char *name)
 	return proto_site(b, btf__type_by_id(b->btf, ptr->type), name, id);
 }
 
+/* The parameter type ids of proto after the first, "ID,ID,...". */
+static char *proto_signature(const struct btf_source *b, const struct btf_type *proto)
+{
+	if (!proto || !btf_is_func_proto(proto))
+		return NULL;
+	struct strbuf sig;
+	sb_init(&sig);
+	const struct btf_param *p = btf_params(proto);
+	for (__u16 i = 1; i < btf_vlen(proto); i++)
+		sb_printf(&sig, "%u,", p[i].type);
+	sb_puts(&sig, "");
+	return sb_detach(&sig);
+}
+
+char *btf_signature(struct btf_source *b, const char *name)
+{
+	__s32 id = find_func(b, name);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+	if (t)
+		return proto_signature(b, btf__type_by_id(b->btf, t->type));
+	id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+	const struct btf_type *ptr = t ? btf__type_by_id(b->btf, t->type) : NULL;
+	return ptr && btf_is_ptr(ptr) ? proto_signature(b, btf__type_by_id(b->btf, ptr->type)) : NULL;
+}
+
 static struct ctype *find_type(struct btf_source *b, const char *name, char **why);
 
 struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why)

@@ -40,6 +40,10 @@ struct probe_site *btf_function_site(struct btf_source *b, const char *name);
 /* The same for a typedef of a pointer to a function (its parameters are
  * named arg1, arg2, ... where BTF names none). */
 struct probe_site *btf_typedef_site(struct btf_source *b, const char *name);
+/* The parameter types of function name, or of the function a typedef name
+ * points to, after the first, as type ids ("12,57,"): equal strings mean
+ * equal parameter types. NULL if there is neither. */
+char *btf_signature(struct btf_source *b, const char *name);
 /* A type by name ("struct file", "union u", "enum e", "int", a typedef
  * name); NULL with *why (malloced). */
 struct ctype *btf_find_type(struct btf_source *b, const char *name, char **why);

@@ -18,13 +18,15 @@
 #include <unistd.h>
 
 #include "debuginfo/debugfind.h"
+#include "debuginfo/kernel.h"
+#include "private.h"
 
 char *debugfind_module_name(const char *file)
 {
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	char *name = xstrdup(base);
-	static const char *const suffixes[] = { ".debug", ".ko" };
+	static const char *const suffixes[] = { ".xz", ".zst", ".gz", ".debug", ".ko" };
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
 		size_t n = strlen(name), k = strlen(suffixes[i]);
 		if (n > k && !strcmp(name + n - k, suffixes[i]))
@@ -279,6 +281,49 @@ static void read_installed(struct debug_index *ix)
 	qsort(ix->installed, ix->ninstalled, sizeof *ix->installed, file_cmp);
 }
 
+static bool is_compressed(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 3 && !strcmp(path + n - 3, ".xz")) || (n > 4 && !strcmp(path + n - 4, ".zst")) ||
+	       (n > 3 && !strcmp(path + n - 3, ".gz"));
+}
+
+/*
+ * An installed module compressed as its kernel ships them (6.12: .ko.xz),
+ * unpacked once into the private cache (modules/RELEASE/NAME.ko), where
+ * every reader of ELF files can open it; redone when the module is newer.
+ * NULL if it cannot be read.
+ */
+static char *plain_copy(const struct debug_index *ix, const char *path, const char *module)
+{
+	char *sub = xasprintf("modules/%s", ix->release);
+	char *dir = cache_dir(sub);
+	char *copy = xasprintf("%s/%s.ko", dir, module);
+	struct stat src, dst;
+	free(sub);
+	free(dir);
+	if (stat(path, &src) < 0) {
+		free(copy);
+		return NULL;
+	}
+	if (stat(copy, &dst) == 0 && dst.st_mtime >= src.st_mtime)
+		return copy;
+	size_t n = 0, len = 0;
+	char *packed = read_file(path, &n);
+	char *elf = packed ? kimage_decompress((unsigned char *)packed, n, &len) : NULL;
+	bool ok = elf && write_file(copy, elf, len);
+	if (!ok)
+		fprintf(stderr, "stap: warning: cannot unpack the module %s: %s\n", path,
+			strerror(errno ? errno : EINVAL));
+	free(packed);
+	free(elf);
+	if (!ok) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 const char *debugfind_installed(struct debug_index *ix, const char *module)
 {
 	if (!ix->installed_read)
@@ -286,9 +331,17 @@ const char *debugfind_installed(struct debug_index *ix, const char *module)
 	if (!ix->ninstalled)
 		return NULL;
 	struct debug_file key = { .module = (char *)module };
-	const struct debug_file *f =
-		bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);
-	return f ? f->path : NULL;
+	struct debug_file *f = bsearch(&key, ix->installed, ix->ninstalled, sizeof key, file_cmp);
+	if (!f)
+		return NULL;
+	if (is_compressed(f->path)) {
+		char *plain = plain_copy(ix, f->path, f->module);
+		if (!plain)
+			return NULL;
+		free(f->path);
+		f->path = plain;
+	}
+	return f->path;
 }
 
 void debugfind_installed_matching(struct debug_index *ix, const char *pattern,

@@ -88,6 +88,9 @@ char *kernel_installed_hint(void);
 char *kimage_extract_vmlinux(const char *vmlinuz, size_t *len);
 /* The same for an image in memory. */
 char *kimage_unpack(const unsigned char *img, size_t n, size_t *len);
+/* A whole xz, zstd, gzip or lz4 stream (a compressed module), by its magic;
+ * NULL with errno on failure. */
+char *kimage_decompress(const unsigned char *in, size_t n, size_t *len);
 /* The GNU build-id (hex) in an ELF image's notes, or NULL. */
 char *kimage_elf_build_id(const char *elf, size_t len);
 /* A section's contents inside an ELF image in memory, or NULL; *addr: its address. */

@@ -217,6 +217,16 @@ char *kimage_unpack(const unsigned char *img, size_t n, size_t *len)
 	return NULL;
 }
 
+char *kimage_decompress(const unsigned char *in, size_t n, size_t *len)
+{
+	for (size_t i = 0; i < sizeof payload_formats / sizeof *payload_formats; i++)
+		if (n > payload_formats[i].magic_len &&
+		    !memcmp(in, payload_formats[i].magic, payload_formats[i].magic_len))
+			return payload_formats[i].decompress(in, n, len);
+	errno = ENOTSUP;
+	return NULL;
+}
+
 static Elf *open_mem(const char *elf, size_t len)
 {
 	elf_version(EV_CURRENT);

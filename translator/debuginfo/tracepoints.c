@@ -12,8 +12,15 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "debuginfo/btf.h"
 #include "debuginfo/tracepoints.h"
@@ -127,6 +134,91 @@ static char *events_dir(const char *build_dir)
 	return dir;
 }
 
+/* tracefs's events directory lists each event as SYSTEM/NAME. */
+static void read_events_dir(const char *events, struct defined **evs, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(events);
+	for (struct dirent *sys; d && (sys = readdir(d));) {
+		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
+			continue;
+		char *sub = path_join(events, sys->d_name);
+		DIR *e = opendir(sub);
+		for (struct dirent *ev; e && (ev = readdir(e));) {
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
+				continue;
+			if (*n == *cap) {
+				*cap = *cap ? 2 * *cap : 1024;
+				*evs = xrealloc(*evs, *cap * sizeof **evs);
+			}
+			(*evs)[(*n)++] = (struct defined){ xstrdup(ev->d_name), xstrdup(sys->d_name), NULL };
+		}
+		if (e)
+			closedir(e);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * The running kernel's events from tracefs: where it is mounted, else (as
+ * root) mounted for a moment in a child's own mount namespace, which
+ * nobody else sees. True if some were found.
+ */
+static bool read_tracefs(struct defined **evs, size_t *n, size_t *cap)
+{
+	static const char *const mounted[] = { "/sys/kernel/tracing/events",
+					       "/sys/kernel/debug/tracing/events" };
+	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++) {
+		read_events_dir(mounted[i], evs, n, cap);
+		if (*n)
+			return true;
+	}
+	if (geteuid() != 0)
+		return false;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		struct defined *mine = NULL;
+		size_t k = 0, kcap = 0;
+		if (unshare(CLONE_NEWNS) == 0 &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+		    mount("tracefs", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+			  NULL) == 0)
+			read_events_dir("/sys/kernel/tracing/events", &mine, &k, &kcap);
+		FILE *out = fdopen(p[1], "w");
+		for (size_t i = 0; out && i < k; i++)
+			fprintf(out, "%s %s\n", mine[i].system, mine[i].name);
+		if (out)
+			fclose(out);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return false;
+	}
+	FILE *in = fdopen(p[0], "r");
+	char sys[256], name[256];
+	while (in && fscanf(in, "%255s %255s", sys, name) == 2) {
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 1024;
+			*evs = xrealloc(*evs, *cap * sizeof **evs);
+		}
+		(*evs)[(*n)++] = (struct defined){ xstrdup(name), xstrdup(sys), NULL };
+	}
+	if (in)
+		fclose(in);
+	else
+		close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return *n > 0;
+}
+
 struct collect {
 	struct tracepoint *tps;
 	size_t n, cap;
@@ -147,7 +239,94 @@ static int tp_cmp(const void *a, const void *b)
 	return strcmp(((const struct tracepoint *)a)->name, ((const struct tracepoint *)b)->name);
 }
 
-struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir, size_t *n)
+/* The event classes: each kernel BPF entry __bpf_trace_CLASS, with its
+ * argument types (btf_signature). */
+struct class {
+	char *name, *sig;
+};
+
+struct classes {
+	struct btf_source *btf;
+	struct class *v;
+	size_t n, cap;
+};
+
+static void add_class(const char *fn, void *ctx)
+{
+	struct classes *cs = ctx;
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 512;
+		cs->v = xrealloc(cs->v, cs->cap * sizeof *cs->v);
+	}
+	char *sig = btf_signature(cs->btf, fn);
+	if (sig)
+		cs->v[cs->n++] = (struct class){ xstrdup(fn + strlen("__bpf_trace_")), sig };
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t k = 0;
+	while (a[k] && a[k] == b[k])
+		k++;
+	return k;
+}
+
+/* The arguments' names of class, "a,b,c". */
+static char *class_arg_names(struct btf_source *b, const char *class)
+{
+	char *fn = xasprintf("__bpf_trace_%s", class);
+	struct probe_site *s = btf_function_site(b, fn);
+	free(fn);
+	struct strbuf names;
+	sb_init(&names);
+	for (size_t i = 0; s && i < s->nvars; i++)
+		sb_printf(&names, "%s,", s->vars[i].name);
+	sb_puts(&names, "");
+	return sb_detach(&names);
+}
+
+/*
+ * The event class of a tracepoint no header named (none were read, or a
+ * driver's): its own name when there is a class of that name (TRACE_EVENT),
+ * else a class whose entry takes the same argument types; of several, one
+ * whose arguments are named alike, or the one whose name shares the most
+ * with the event's (sched_wakeup_template for sched_wakeup). NULL if that
+ * leaves a doubt: the arguments are then $arg1, $arg2, ...
+ */
+static char *guess_class(struct btf_source *b, const struct classes *cs, const char *event)
+{
+	char *td = xasprintf("btf_trace_%s", event);
+	char *sig = btf_signature(b, td);
+	free(td);
+	const struct class *best = NULL;
+	size_t best_len = 0;
+	bool tie = false;
+	for (size_t i = 0; sig && i < cs->n; i++) {
+		if (strcmp(cs->v[i].sig, sig))
+			continue;
+		if (!strcmp(cs->v[i].name, event)) {
+			best = &cs->v[i];
+			tie = false;
+			break;
+		}
+		size_t len = common_prefix(cs->v[i].name, event);
+		if (!best || len > best_len) {
+			best = &cs->v[i];
+			best_len = len;
+			tie = false;
+		} else if (len == best_len) {
+			char *x = class_arg_names(b, best->name), *y = class_arg_names(b, cs->v[i].name);
+			tie |= strcmp(x, y) != 0;
+			free(x);
+			free(y);
+		}
+	}
+	free(sig);
+	return best && !tie ? xstrdup(best->name) : NULL;
+}
+
+struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir,
+				    bool running, const char **systems_from, size_t *n)
 {
 	struct collect c = { 0 };
 	btf_each_typedef(kernel_btf, "btf_trace_", add_name, &c);
@@ -168,16 +347,33 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 	if (d)
 		closedir(d);
 	free(dir);
+	*systems_from = nevs ? "the kernel's trace event headers" : NULL;
+	if (!nevs && running && read_tracefs(&evs, &nevs, &cap))
+		*systems_from = "tracefs";
 	if (nevs)
 		qsort(evs, nevs, sizeof *evs, defined_cmp);
+	struct classes cs = { .btf = kernel_btf };
+	bool have_classes = false;
 	for (size_t i = 0; i < c.n; i++) {
 		struct defined key = { c.tps[i].name, NULL, NULL };
 		const struct defined *ev = nevs ? bsearch(&key, evs, nevs, sizeof *evs, defined_cmp) : NULL;
 		if (ev) {
 			c.tps[i].system = xstrdup(ev->system);
-			c.tps[i].template = xstrdup(ev->template);
+			c.tps[i].template = ev->template ? xstrdup(ev->template) : NULL;
+		}
+		if (!c.tps[i].template) {
+			if (!have_classes) {
+				btf_each_function(kernel_btf, "__bpf_trace_*", add_class, &cs);
+				have_classes = true;
+			}
+			c.tps[i].template = guess_class(kernel_btf, &cs, c.tps[i].name);
 		}
 	}
+	for (size_t i = 0; i < cs.n; i++) {
+		free(cs.v[i].name);
+		free(cs.v[i].sig);
+	}
+	free(cs.v);
 	for (size_t i = 0; i < nevs; i++) {
 		free(evs[i].name);
 		free(evs[i].system);

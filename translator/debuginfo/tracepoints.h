@@ -10,6 +10,7 @@
 #ifndef TAPLINE_TRACEPOINTS_H
 #define TAPLINE_TRACEPOINTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "debuginfo/target.h"
@@ -26,9 +27,12 @@ struct tracepoint {
 	char *template;   /* the event class that defines its arguments; NULL: unknown */
 };
 
-/* Every tracepoint in the kernel's BTF, sorted by name; build_dir (may be
- * NULL) holds the trace event headers that give systems and classes. */
-struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir, size_t *n);
+/* Every tracepoint in the kernel's BTF, sorted by name. Their systems come
+ * from the trace event headers in build_dir (may be NULL), else, for the
+ * running kernel, from tracefs; *systems_from says which (NULL: neither).
+ * An event class no header gives is matched by its arguments' types. */
+struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir,
+				    bool running, const char **systems_from, size_t *n);
 /* Its arguments as a site (object, anchor left to the caller); NULL if
  * BTF has no prototype for it. */
 struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp);

@@ -1045,12 +1045,32 @@ static void kernel_trace_point(struct pp_ctx *c)
 		return;
 	}
 	if (!c->s->tracepoints)
-		c->s->tracepoints = tracepoints_list(b, c->s->kernel->build_dir, &c->s->ntracepoints);
+		c->s->tracepoints =
+			tracepoints_list(b, c->s->kernel->build_dir, c->s->kernel->running,
+					 &c->s->tracepoint_systems_from, &c->s->ntracepoints);
+	/* Without headers or tracefs, no tracepoint has a system: "SYS:NAME"
+	 * is matched by its name, which only works for a name without
+	 * wildcards; "sched:*" would be every tracepoint. */
+	const char *colon = strchr(pattern, ':');
+	bool by_name = colon && !c->s->tracepoint_systems_from;
+	if (by_name && strpbrk(colon + 1, "*?[")) {
+		if (!c->pt->optional)
+			diag_error(tc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "which tracepoints are in system '%.*s' is unknown for kernel %s: it "
+				   "has no headers here and tracefs cannot be read; install "
+				   "linux-headers-%s, or name the tracepoints without their system",
+				   (int)(colon - pattern), pattern, c->s->release, c->s->release);
+		return;
+	}
+	if (by_name && c->s->verbose)
+		fprintf(stderr, "stap: note: kernel %s has no headers here and tracefs cannot be "
+				"read: tracepoint '%s' is matched by its name, its system unchecked\n",
+			c->s->release, pattern);
 	struct ptrvec sites = { 0 };
 	size_t matched = 0;
 	for (size_t i = 0; i < c->s->ntracepoints; i++) {
 		const struct tracepoint *tp = &c->s->tracepoints[i];
-		if (!tracepoint_matches(tp, pattern))
+		if (by_name ? fnmatch(colon + 1, tp->name, 0) != 0 : !tracepoint_matches(tp, pattern))
 			continue;
 		matched++;
 		struct probe_site *site = tracepoint_site(b, tp);

@@ -32,7 +32,19 @@ struct tt_nested {
 /* Results land here so that no call can be optimized away. */
 extern long tapline_test_global;
 
+/* The functions the tests probe are global on purpose; declared here since
+ * kbuild warns about a global function without a prototype (6.12). */
 int call_dup_a(int x);
 int call_dup_b(int x);
+void tt_move(struct tt_point *p, int dx);
+int tt_recurse(int depth);
+int tt_args1(int a);
+long tt_args3(const char *s, struct tt_point *p, enum tt_color c);
+u64 tt_args6(u64 big, bool flag, char ch, short sh, unsigned int u, long l);
+int tt_nested_fn(struct tt_nested *n);
+int tt_calls_inline(int v);
+long tt_args8(const char *s, struct tt_point *p, enum tt_color c, u64 big, bool flag,
+	      struct tt_pair pv, int a7, long a8);
+long tt_ptr_only(struct tt_point *p);
 
 #endif
