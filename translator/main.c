@@ -127,16 +127,50 @@ static void print_user_decls(const struct session *s)
 	}
 }
 
-/* -r, else the running kernel; with --vm, the newest installed one. */
+/* The kernels left out of a choice, for a note: "; X is skipped: ..." (or ""). */
+static char *skipped_kernels(const struct vm_kernels *k)
+{
+	char *a = k->no_headers ? xasprintf("; %s is skipped: it has no headers (install "
+					    "linux-headers-%s)",
+					    k->no_headers, k->no_headers)
+				: xstrdup("");
+	char *b = k->no_image ? xasprintf("; %s is skipped: it has headers but no image in /boot",
+					  k->no_image)
+			      : xstrdup("");
+	char *both = xasprintf("%s%s", a, b);
+	free(a);
+	free(b);
+	return both;
+}
+
+/*
+ * -r, else the running kernel; with --vm, the newest kernel installed whole
+ * (image and headers): a half-installed one is never chosen. With several
+ * kernels installed, a note says which was chosen and why.
+ */
 static void choose_release(struct session *s)
 {
 	if (s->release)
 		return;
+	struct vm_kernels k;
+	char *newest = vm_installed_kernels(&k);
+	char *skipped = skipped_kernels(&k);
 	if (s->vm) {
-		s->release = vm_default_release();
-		if (!s->release)
-			fatal("no kernel image in /boot to boot in the guest; install the package "
-			      "linux-image-amd64");
+		if (!newest && k.no_headers)
+			fatal("no installed kernel has its headers: install linux-headers-%s to build "
+			      "for kernel %s",
+			      k.no_headers, k.no_headers);
+		if (!newest)
+			fatal("no kernel image in /boot to boot in the guest; install the packages "
+			      "linux-image-amd64 and linux-headers-amd64");
+		s->release = newest;
+		if (k.images > 1 || k.no_image)
+			fprintf(stderr,
+				"stap: note: --vm boots kernel %s, the newest installed with its "
+				"headers%s; -r RELEASE chooses another\n",
+				newest, skipped);
+		vm_kernels_free(&k);
+		free(skipped);
 		return;
 	}
 	s->release = kernel_running_release();
@@ -145,13 +179,19 @@ static void choose_release(struct session *s)
 	bool have = file_exists(vmlinuz) || file_exists(build);
 	free(vmlinuz);
 	free(build);
-	char *installed = vm_default_release();
-	if (!have && installed && s->last_pass > 1)
+	if (!have && newest && s->last_pass > 1)
 		fprintf(stderr,
 			"stap: note: the running kernel %s is not installed here; for the installed "
 			"kernel %s, use -r %s or --vm\n",
-			s->release, installed, installed);
-	free(installed);
+			s->release, newest, newest);
+	else if (have && k.images > 1 && s->last_pass >= 4)
+		fprintf(stderr,
+			"stap: note: building for the running kernel %s, as without -r always; "
+			"-r RELEASE builds for another installed kernel\n",
+			s->release);
+	free(newest);
+	free(skipped);
+	vm_kernels_free(&k);
 }
 
 /* A built-in's declaration from its signature: "user_string:string (long)". */

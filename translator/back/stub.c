@@ -616,6 +616,12 @@ struct stub *stub_get(struct session *s)
 				k->release, hint);
 			free(hint);
 		}
+		/* A production machine rarely has headers: build elsewhere, run here. */
+		if (k->running)
+			fprintf(stderr,
+				"stap: or build the module on a machine that has the headers of %s "
+				"(stap -r %s -p4 -m NAME SCRIPT) and run it here with staprun NAME.ko\n",
+				k->release, k->release);
 		return NULL;
 	}
 	struct ptrvec files = { 0 };

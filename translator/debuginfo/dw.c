@@ -187,7 +187,9 @@ static void read_sections(Elf *elf, struct layout *lay)
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		lay->laid_out |= sh.sh_addr != 0;
+		/* Placed code says so; data may have an address anyway (6.12's
+		 * ld -r gives .data and __patchable_function_entries one). */
+		lay->laid_out |= (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size && sh.sh_addr != 0;
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (lay->nsecs == cap) {
 			cap = cap ? 2 * cap : 8;

@@ -170,15 +170,22 @@ static bool skip_image_name(const char *release)
 	       (n > 4 && (!strcmp(release + n - 4, ".bak") || !strcmp(release + n - 4, ".old")));
 }
 
-char *vm_default_release(void)
+/* Is the kernel's build tree there (its headers package)? */
+static bool has_headers(const char *release)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "/lib/modules/%s/build/Makefile", release);
+	return access(path, F_OK) == 0;
+}
+
+char *vm_installed_kernels(struct vm_kernels *k)
 {
 	DIR *d = opendir("/boot");
 	struct dirent *e;
 	char *best = NULL;
 
-	if (!d)
-		return NULL;
-	while ((e = readdir(d))) {
+	memset(k, 0, sizeof *k);
+	while (d && (e = readdir(d))) {
 		const char *rel;
 
 		if (strncmp(e->d_name, "vmlinuz-", 8))
@@ -186,14 +193,55 @@ char *vm_default_release(void)
 		rel = e->d_name + 8;
 		if (skip_image_name(rel))
 			continue;
+		k->images++;
+		if (!k->newest_image || strverscmp(rel, k->newest_image) > 0) {
+			free(k->newest_image);
+			k->newest_image = xstrdup(rel);
+		}
+		/* An image without headers cannot have modules built for it. */
+		if (!has_headers(rel)) {
+			if (!k->no_headers)
+				k->no_headers = xstrdup(rel);
+			continue;
+		}
+		k->complete++;
 		/* strverscmp orders 6.1.0-9 before 6.1.0-10, as dpkg would. */
 		if (!best || strverscmp(rel, best) > 0) {
 			free(best);
 			best = xstrdup(rel);
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	/* Headers without an image: nothing to boot. */
+	d = opendir("/lib/modules");
+	while (d && (e = readdir(d))) {
+		char img[PATH_MAX];
+		if (e->d_name[0] == '.' || !has_headers(e->d_name))
+			continue;
+		snprintf(img, sizeof img, "/boot/vmlinuz-%s", e->d_name);
+		if (access(img, F_OK) != 0 && !k->no_image)
+			k->no_image = xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
 	return best;
+}
+
+void vm_kernels_free(struct vm_kernels *k)
+{
+	free(k->newest_image);
+	free(k->no_headers);
+	free(k->no_image);
+}
+
+char *vm_default_release(void)
+{
+	struct vm_kernels k;
+	free(vm_installed_kernels(&k));
+	char *newest = k.newest_image ? xstrdup(k.newest_image) : NULL;
+	vm_kernels_free(&k);
+	return newest;
 }
 
 /* True if path is an x86-64 ELF executable without a program interpreter. */

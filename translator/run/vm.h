@@ -92,6 +92,17 @@ bool vm_available(const char *release, bool print_reason);
 
 /* The newest release with a /boot/vmlinuz-RELEASE (malloced), or NULL. */
 char *vm_default_release(void);
+/* What /boot and /lib/modules hold: images, those with headers too, and
+ * one of each kind of half-installed kernel (NULL: none). */
+struct vm_kernels {
+	int images, complete;
+	char *newest_image;
+	char *no_headers;	/* an image without its headers */
+	char *no_image;		/* headers without their image */
+};
+/* The newest kernel installed whole (image and headers), or NULL; fills k. */
+char *vm_installed_kernels(struct vm_kernels *k);
+void vm_kernels_free(struct vm_kernels *k);
 
 /*
  * Run one job, streaming its stdout to out_fd and stderr to err_fd while it
