@@ -191,7 +191,9 @@ int build_module(struct session *s)
 	struct stub *st = stub_get(s);
 	if (!st)
 		return 1;
-	if (s->prog.uses_embedded_c)
+	/* (TAPLINE_BUILD_WITH_KBUILD=1: any script, so that a test can
+	 * compare the two paths' modules.) */
+	if (s->prog.uses_embedded_c || getenv("TAPLINE_BUILD_WITH_KBUILD"))
 		return build_with_kbuild(s, st);
 	const char *name = s->module_name;
 	const char *src = s->c_file;
