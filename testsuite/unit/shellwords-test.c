@@ -52,6 +52,16 @@ static void refused(const char *line, const char *what)
 	free(why);
 }
 
+static void cmd_line(const char *text, const char *want)
+{
+	static int n;
+	char *got = kbuild_cmd_line(text);
+	if (!tap_check(want ? got && !strcmp(got, want) : !got, ".cmd file %d: %s", ++n,
+		       want ? want : "no command"))
+		printf("# got %s, want %s\n", got ? got : "(none)", want ? want : "(none)");
+	free(got);
+}
+
 int main(void)
 {
 	splits("gcc -c -o a.o a.c", "gcc|-c|-o|a.o|a.c");
@@ -89,5 +99,16 @@ int main(void)
 	refused("gcc a.c\\", "backslash at the end");
 	refused("gcc a.c\ntouch x", "newline");
 	refused("gcc a.c; touch x; rm -rf $HOME", "character 26");
+
+	/* A .cmd file's command line: kbuild wrote cmd_ until 6.2, savedcmd_ since. */
+	cmd_line("cmd_/s/a.o := gcc -c -o /s/a.o /s/a.c\n\nsource_/s/a.o := /s/a.c\n",
+		 "gcc -c -o /s/a.o /s/a.c");
+	cmd_line("savedcmd_/s/a.o := gcc -c -o /s/a.o /s/a.c\n\nsource_/s/a.o := /s/a.c\n",
+		 "gcc -c -o /s/a.o /s/a.c");
+	cmd_line("savedcmd_a.ko := ld -r -o a.ko a.o a.mod.o", "ld -r -o a.ko a.o a.mod.o");
+	cmd_line("source_a.o := a.c\ndeps_a.o := \\\ncmd_a.o := cc a.c\n", "cc a.c");
+	cmd_line("deps_a.o := a.h\n", NULL);
+	cmd_line("cmd_a.o = cc a.c\n", NULL);
+	cmd_line("", NULL);
 	return tap_done();
 }

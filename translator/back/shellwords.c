@@ -131,3 +131,23 @@ void shell_free(struct ptrvec *commands)
 	}
 	pv_free(commands);
 }
+
+static bool begins(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+char *kbuild_cmd_line(const char *text)
+{
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (begins(line, "cmd_") || begins(line, "savedcmd_")) {
+			const char *eq = strstr(line, " := ");
+			return eq && eq < line + len ? xstrndup(eq + 4, len - (size_t)(eq + 4 - line))
+						     : NULL;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}

@@ -24,4 +24,9 @@ bool shell_split(const char *line, struct ptrvec *commands, char **why);
 /* Free what shell_split pushed. */
 void shell_free(struct ptrvec *commands);
 
+/* The command line a kbuild .cmd file's text records: its first
+ * "cmd_TARGET := COMMAND" line, written "savedcmd_TARGET := COMMAND" since
+ * Linux 6.3 (malloced; NULL if it has neither). */
+char *kbuild_cmd_line(const char *text);
+
 #endif

@@ -118,29 +118,13 @@ static bool starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* The command recorded in a kbuild .cmd file ("cmd_TARGET := COMMAND",
- * "savedcmd_TARGET := COMMAND" since Linux 6.3). */
+/* The command recorded in a kbuild .cmd file (shellwords.h). */
 static char *kbuild_command(const char *cmd_file)
 {
 	char *text = read_file(cmd_file, NULL);
-	if (!text)
-		return NULL;
-	char *line = text;
-	char *result = NULL;
-	while (line && *line) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		if (starts_with(line, "cmd_") || starts_with(line, "savedcmd_")) {
-			char *eq = strstr(line, " := ");
-			if (eq)
-				result = xstrdup(eq + 4);
-			break;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
+	char *line = text ? kbuild_cmd_line(text) : NULL;
 	free(text);
-	return result;
+	return line;
 }
 
 /* The commands of a kbuild .cmd file, as words (shellwords.h); false, reported, if
