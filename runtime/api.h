@@ -55,7 +55,7 @@ struct rt_probe {
 	const char *module;      /* the module symbol is in; 0: the kernel */
 	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */
 	rt_long offset;          /* from symbol; negative: before it */
-	rt_size text_offset;     /* RT_KPROBE: the function's offset from _text; 0: unknown */
+	rt_size text_offset;     /* RT_KPROBE, RT_KRETPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
 	/* RT_PERF: the perf event (perf_event_attr's type and config) and how
@@ -67,7 +67,7 @@ struct rt_probe {
 	int nlocks;
 	int optional;            /* written with '?': failing to place it is fine */
 	int from_wildcard;       /* one of a wildcard's matches: failing to place it warns */
-	int needs_regs;          /* the handler reads registers: a kprobe, not ftrace */
+	int needs_regs;          /* the handler reads registers: ftrace saves them for it */
 	/* RT_KRETPROBE: run at the function's entry, saving what the return
 	 * body reads into entry_size bytes per call (rt_entry_data). */
 	void (*entry)(struct rt_context *c);

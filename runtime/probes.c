@@ -3,7 +3,8 @@
  * Placing and removing the script's probes: function entries through one
  * ftrace_ops callback shared by all of them (where the kernel has that
  * API, and the translator knew the function's address), else kprobes by
- * symbol name; kretprobes; tracepoints; timers. Every hit goes through rt_run_probe()
+ * symbol name; returns likewise through one fprobe where the kernel has
+ * it (6.12), else kretprobes; tracepoints; timers. Every hit goes through rt_run_probe()
  * (hit.h), begin and end probes through rt_run_begin_end() (session.c).
  * Counts of missed hits (kprobe reentrancy, kretprobe instances
  * exhausted) become warnings at stop that name the limit to raise.
@@ -36,7 +37,7 @@ struct rt_placed {
 	bool registered;
 	bool waiting;		/* its module is not loaded: placed when it is */
 	bool ever;		/* it was placed at some time */
-	bool via_ftrace;	/* an entry probe in rt_fops' filter, not a kprobe */
+	bool via_ftrace;	/* an entry probe through an ftrace_ops, a return through fprobe */
 	unsigned long addr;	/* RT_KPROBE through ftrace: where (addr()) */
 	union {
 		struct kprobe kp;
@@ -62,24 +63,35 @@ static DEFINE_MUTEX(rt_placing);
 static bool rt_notifier_registered;
 
 #if RT_FTRACE_ENTRY
-/* The entry probes rt_fops calls, sorted by address (several may share one). */
+/* An entry probe an ftrace_ops calls, by its function's address. */
 struct rt_fentry {
 	unsigned long ip;
 	struct rt_placed *pl;
 };
-static struct rt_fentry *rt_fentries;
-static int rt_nfentries;
-static struct ftrace_ops rt_fops;
-static bool rt_fops_registered;
+
+/*
+ * The entry probes one ftrace_ops calls, sorted by address (several may
+ * share one). Two of them: one for probes that read no registers, and one
+ * that has ftrace save them (FTRACE_OPS_FL_SAVE_REGS) for probes that
+ * read arguments, as a kprobe on the same ftrace site would get them.
+ */
+struct rt_fentry_set {
+	struct ftrace_ops ops;
+	struct rt_fentry *v;
+	int n;
+	bool registered;
+};
+static struct rt_fentry_set rt_fentry_plain, rt_fentry_regs;
 
 /*
  * ip is the function's ftrace site, at or just after its start (after an
  * ENDBR instruction where there is one): the entry with the highest
  * address not above ip is the function it is in.
  */
-static RT_FTRACE_CALLBACK(rt_ftrace_hit)
+static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsigned long ip,
+					  struct pt_regs *regs)
 {
-	int lo = 0, hi = rt_nfentries - 1, k = -1;
+	int lo = 0, hi = set->n - 1, k = -1;
 	unsigned long at;
 
 	/* Functions where RCU is not watching (idle, entry code) are left
@@ -91,7 +103,7 @@ static RT_FTRACE_CALLBACK(rt_ftrace_hit)
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
-		if (rt_fentries[mid].ip <= ip) {
+		if (set->v[mid].ip <= ip) {
 			k = mid;
 			lo = mid + 1;
 		} else {
@@ -100,11 +112,25 @@ static RT_FTRACE_CALLBACK(rt_ftrace_hit)
 	}
 	if (k < 0)
 		return;
-	at = rt_fentries[k].ip;
-	while (k > 0 && rt_fentries[k - 1].ip == at)
+	at = set->v[k].ip;
+	while (k > 0 && set->v[k - 1].ip == at)
 		k--;
-	for (; k < rt_nfentries && rt_fentries[k].ip == at; k++)
-		rt_run_probe(rt_fentries[k].pl->p, NULL);
+	for (; k < set->n && set->v[k].ip == at; k++)
+		rt_run_probe(set->v[k].pl->p, regs);
+}
+
+static RT_FTRACE_CALLBACK(rt_ftrace_hit)
+{
+	rt_fentry_run(&rt_fentry_plain, ip, NULL);
+}
+
+static RT_FTRACE_CALLBACK(rt_ftrace_hit_regs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	/* (Always there with SAVE_REGS; a hit without them reads nothing.) */
+	if (likely(regs))
+		rt_fentry_run(&rt_fentry_regs, ip, regs);
 }
 
 static int rt_fentry_cmp(const void *a, const void *b)
@@ -129,79 +155,94 @@ static unsigned long rt_entry_address(const struct rt_probe *p)
 }
 
 /*
- * Put every entry probe whose address is known into rt_fops' filter and
- * register it once; the others (and any ftrace refuses) stay for kprobes.
+ * Put every entry probe whose address is known and that reads registers
+ * (or not, as with_regs says) into set's filter and register it once; the
+ * others (and any ftrace refuses) stay for kprobes.
  */
-static void rt_place_ftrace_entries(void)
+static void rt_place_fentry_set(struct rt_fentry_set *set, bool with_regs)
 {
 	unsigned long *ips;
 	int i, n = 0, placed = 0;
 
-	rt_fentries = kvcalloc(rt_script.nprobes, sizeof(*rt_fentries), GFP_KERNEL | __GFP_NOWARN);
+	set->v = kvcalloc(rt_script.nprobes, sizeof(*set->v), GFP_KERNEL | __GFP_NOWARN);
 	ips = kvcalloc(rt_script.nprobes, sizeof(*ips), GFP_KERNEL | __GFP_NOWARN);
-	if (!rt_fentries || !ips)
+	if (!set->v || !ips)
 		goto out;
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 		unsigned long ip;
 
-		if (pl->p->kind != RT_KPROBE || pl->p->needs_regs || pl->p->module || pl->p->offset)
+		if (pl->p->kind != RT_KPROBE || !!pl->p->needs_regs != with_regs || pl->p->module ||
+		    pl->p->offset || pl->registered)
 			continue;
 		ip = rt_entry_address(pl->p);
 		if (ip)
-			rt_fentries[n++] = (struct rt_fentry){ ip, pl };
+			set->v[n++] = (struct rt_fentry){ ip, pl };
 	}
 	if (!n)
 		goto out;
-	sort(rt_fentries, n, sizeof(*rt_fentries), rt_fentry_cmp, NULL);
-	rt_fops.func = rt_ftrace_hit;
+	sort(set->v, n, sizeof(*set->v), rt_fentry_cmp, NULL);
+	set->ops.func = with_regs ? rt_ftrace_hit_regs : rt_ftrace_hit;
 	/* No FTRACE_OPS_FL_RECURSION: ftrace would then call through its
 	 * assist function; the runtime skips nested hits itself. */
-	rt_fops.flags = 0;
+	set->ops.flags = with_regs ? FTRACE_OPS_FL_SAVE_REGS : 0;
 	for (i = 0; i < n; i++)
-		ips[i] = rt_fentries[i].ip;
-	if (rt_ftrace_filter_ips(&rt_fops, ips, n) == 0) {
+		ips[i] = set->v[i].ip;
+	if (rt_ftrace_filter_ips(&set->ops, ips, n) == 0) {
 		placed = n;
 	} else {
 		/* One address ftrace does not know fails the batch: go one by one. */
-		ftrace_free_filter(&rt_fops);
+		ftrace_free_filter(&set->ops);
 		for (i = 0; i < n; i++)
-			if (ftrace_set_filter_ip(&rt_fops, rt_fentries[i].ip, 0, 0) == 0)
-				rt_fentries[placed++] = rt_fentries[i];
+			if (ftrace_set_filter_ip(&set->ops, set->v[i].ip, 0, 0) == 0)
+				set->v[placed++] = set->v[i];
 	}
 	/* Hits may come as soon as the ops are registered: addr() knows where. */
 	for (i = 0; i < placed; i++)
-		rt_fentries[i].pl->addr = rt_fentries[i].ip;
-	if (placed && register_ftrace_function(&rt_fops) != 0)
+		set->v[i].pl->addr = set->v[i].ip;
+	set->n = placed;
+	if (placed && register_ftrace_function(&set->ops) != 0)
 		placed = 0;
 	if (!placed) {
-		ftrace_free_filter(&rt_fops);
+		set->n = 0;
+		ftrace_free_filter(&set->ops);
 		goto out;
 	}
-	rt_fops_registered = true;
-	rt_nfentries = placed;
+	set->registered = true;
 	for (i = 0; i < placed; i++) {
-		rt_fentries[i].pl->via_ftrace = true;
-		rt_fentries[i].pl->registered = true;
+		set->v[i].pl->via_ftrace = true;
+		set->v[i].pl->registered = true;
 	}
 out:
 	kvfree(ips);
-	if (!rt_fops_registered) {
-		kvfree(rt_fentries);
-		rt_fentries = NULL;
+	if (!set->registered) {
+		kvfree(set->v);
+		set->v = NULL;
 	}
+}
+
+static void rt_remove_fentry_set(struct rt_fentry_set *set)
+{
+	if (set->registered) {
+		unregister_ftrace_function(&set->ops);
+		ftrace_free_filter(&set->ops);
+		set->registered = false;
+	}
+	set->n = 0;
+	kvfree(set->v);
+	set->v = NULL;
+}
+
+static void rt_place_ftrace_entries(void)
+{
+	rt_place_fentry_set(&rt_fentry_plain, false);
+	rt_place_fentry_set(&rt_fentry_regs, true);
 }
 
 static void rt_remove_ftrace_entries(void)
 {
-	if (rt_fops_registered) {
-		unregister_ftrace_function(&rt_fops);
-		ftrace_free_filter(&rt_fops);
-		rt_fops_registered = false;
-	}
-	rt_nfentries = 0;
-	kvfree(rt_fentries);
-	rt_fentries = NULL;
+	rt_remove_fentry_set(&rt_fentry_plain);
+	rt_remove_fentry_set(&rt_fentry_regs);
 }
 #else
 static void rt_place_ftrace_entries(void)
@@ -209,6 +250,187 @@ static void rt_place_ftrace_entries(void)
 }
 
 static void rt_remove_ftrace_entries(void)
+{
+}
+#endif
+
+#if RT_FPROBE_RETURN && RT_FTRACE_ENTRY
+/*
+ * Return probes through one fprobe, for the functions whose address is
+ * known and that have one return probe each (the rest are kretprobes):
+ * no kretprobe, and no kprobe, per function. The entry handler records
+ * the call's probe in the fprobe's per-call data (with what the probe's
+ * entry part saves), the exit handler runs the body.
+ */
+struct rt_fexit {
+	unsigned long ip;
+	struct rt_placed *pl;
+};
+static struct rt_fexit *rt_fexits;
+static int rt_nfexits;
+static struct fprobe rt_fprobe;
+static bool rt_fprobe_registered;
+static struct ftrace_ops rt_fexit_check;
+
+struct rt_fexit_call {
+	const struct rt_probe *p;
+	char data[];
+};
+
+/* The function entry_ip (its ftrace site) is in: the highest start not above it. */
+static const struct rt_probe *rt_fexit_probe(unsigned long entry_ip)
+{
+	int lo = 0, hi = rt_nfexits - 1, k = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (rt_fexits[mid].ip <= entry_ip) {
+			k = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return k < 0 ? NULL : rt_fexits[k].pl->p;
+}
+
+/* Non-zero: no exit handler for this call (as a kretprobe's entry handler). */
+static RT_FPROBE_ENTRY(rt_fprobe_entry)
+{
+	struct rt_fexit_call *call = entry_data;
+	const struct rt_probe *p;
+
+	if (unlikely(!rcu_is_watching())) {
+		rt_count_skip(&rt_sess.skipped_unsafe);
+		return 1;
+	}
+	p = rt_fexit_probe(entry_ip);
+	if (!p)
+		return 1;
+	call->p = p;
+	return p->entry && rt_run_hit(p, p->entry, regs, call->data) ? 1 : 0;
+}
+
+static RT_FPROBE_EXIT(rt_fprobe_exit)
+{
+	struct rt_fexit_call *call = entry_data;
+	const struct rt_probe *p = call->p;
+
+	rt_run_hit(p, p->handler, regs, p->entry ? call->data : NULL);
+}
+
+static int rt_fexit_cmp(const void *a, const void *b)
+{
+	const struct rt_fexit *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static void rt_place_fprobe_returns(void)
+{
+	unsigned long *ips;
+	size_t data = 0;
+	int i, k, n = 0;
+
+	rt_fexits = kvcalloc(rt_script.nprobes, sizeof(*rt_fexits), GFP_KERNEL | __GFP_NOWARN);
+	ips = kvcalloc(rt_script.nprobes, sizeof(*ips), GFP_KERNEL | __GFP_NOWARN);
+	if (!rt_fexits || !ips)
+		goto out;
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_placed *pl = &rt_placed[i];
+		unsigned long ip;
+
+		/* .maxactive(N) is a kretprobe's own pool: those stay kretprobes. */
+		if (pl->p->kind != RT_KRETPROBE || pl->p->module || pl->p->offset ||
+		    pl->p->maxactive > 0)
+			continue;
+		ip = rt_entry_address(pl->p);
+		if (ip)
+			rt_fexits[n++] = (struct rt_fexit){ ip, pl };
+	}
+	sort(rt_fexits, n, sizeof(*rt_fexits), rt_fexit_cmp, NULL);
+	/* A call carries one probe: a function with two stays with kretprobes. */
+	for (i = 0, k = 0; i < n;) {
+		int j = i + 1;
+
+		while (j < n && rt_fexits[j].ip == rt_fexits[i].ip)
+			j++;
+		if (j == i + 1)
+			rt_fexits[k++] = rt_fexits[i];
+		i = j;
+	}
+	n = k;
+	/* One address ftrace does not take fails the whole registration:
+	 * those are left to kretprobes, found through a filter of a scratch
+	 * ops that is never registered. */
+	for (i = 0, k = 0; i < n; i++)
+		if (ftrace_set_filter_ip(&rt_fexit_check, rt_fexits[i].ip, 0, 0) == 0)
+			rt_fexits[k++] = rt_fexits[i];
+	ftrace_free_filter(&rt_fexit_check);
+	n = k;
+	if (!n)
+		goto out;
+	for (i = 0; i < n; i++) {
+		ips[i] = rt_fexits[i].ip;
+		data = max_t(size_t, data, rt_fexits[i].pl->p->entry ? rt_fexits[i].pl->p->entry_size : 0);
+		/* Hits may come as soon as it is registered: addr() knows where. */
+		rt_fexits[i].pl->addr = rt_fexits[i].ip;
+	}
+	rt_nfexits = n;
+	rt_fprobe.entry_handler = rt_fprobe_entry;
+	rt_fprobe.exit_handler = rt_fprobe_exit;
+	rt_fprobe.entry_data_size = sizeof(struct rt_fexit_call) + data;
+	/* Calls in flight at once, all functions together: as many as their
+	 * kretprobes would have had, up to 8192 (the kernel's default, two per
+	 * CPU and function, loses returns of blocking calls at once). */
+	rt_fprobe.nr_maxactive = (int)min_t(long, 8192,
+					    (long)n * (rt_script.maxactive > 0 ? rt_script.maxactive
+									 : max_t(int, 20, 4 * num_possible_cpus())));
+	if (register_fprobe_ips(&rt_fprobe, ips, n) != 0) {
+		for (i = 0; i < n; i++)
+			rt_fexits[i].pl->addr = 0;
+		rt_nfexits = 0;
+		memset(&rt_fprobe, 0, sizeof(rt_fprobe));
+		goto out;
+	}
+	rt_fprobe_registered = true;
+	for (i = 0; i < n; i++) {
+		rt_fexits[i].pl->via_ftrace = true;
+		rt_fexits[i].pl->registered = true;
+	}
+out:
+	kvfree(ips);
+	if (!rt_fprobe_registered) {
+		kvfree(rt_fexits);
+		rt_fexits = NULL;
+	}
+}
+
+static void rt_remove_fprobe_returns(void)
+{
+	if (rt_fprobe_registered) {
+		/* (Calls while it is being removed count as missed: not those.) */
+		unsigned long missed = READ_ONCE(rt_fprobe.nmissed);
+
+		unregister_fprobe(&rt_fprobe);
+		if (missed)
+			rt_message("warning",
+				   "%lu calls of functions with return probes were missed: already in a probe, or more calls in flight than the kernel keeps room for; raise it with -D MAXACTIVE=N (per function)",
+				   missed);
+		memset(&rt_fprobe, 0, sizeof(rt_fprobe));
+		rt_fprobe_registered = false;
+	}
+	rt_nfexits = 0;
+	kvfree(rt_fexits);
+	rt_fexits = NULL;
+}
+#else
+static void rt_place_fprobe_returns(void)
+{
+}
+
+static void rt_remove_fprobe_returns(void)
 {
 }
 #endif
@@ -662,6 +884,7 @@ int rt_probes_start(void)
 
 	mutex_lock(&rt_placing);
 	rt_place_ftrace_entries();
+	rt_place_fprobe_returns();
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
@@ -912,6 +1135,7 @@ void rt_probes_stop(void)
 	}
 	mutex_lock(&rt_placing);
 	rt_remove_ftrace_entries();
+	rt_remove_fprobe_returns();
 	/* Unregistering in batches waits for running handlers once, not once per probe. */
 	kps = kvcalloc(rt_script.nprobes, sizeof(*kps), GFP_KERNEL | __GFP_NOWARN);
 	krps = kvcalloc(rt_script.nprobes, sizeof(*krps), GFP_KERNEL | __GFP_NOWARN);
@@ -930,6 +1154,8 @@ void rt_probes_stop(void)
 				unregister_kprobe(&pl->kp);
 			break;
 		case RT_KRETPROBE:
+			if (pl->via_ftrace)
+				break;
 			if (krps)
 				krps[nkr++] = &pl->krp;
 			else

@@ -32,8 +32,10 @@ static int rt_callchain(struct rt_context *c, unsigned long *addrs, int max)
 	if (own_regs && user_mode(regs))
 		return 0;
 	if (own_regs) {
-		/* A kprobe's handler sees the address after its breakpoint. */
-		addrs[n++] = instruction_pointer(regs) - (cpu->probe->kind == RT_KPROBE);
+		/* An entry or statement probe's own address: a kprobe's handler
+		 * sees the address after its breakpoint, ftrace's after its call. */
+		addrs[n++] = cpu->probe->kind == RT_KPROBE ? (unsigned long)rt_probe_addr(cpu->probe)
+							   : instruction_pointer(regs);
 		unwind_start(&state, current, regs, NULL);
 	} else {
 		unwind_start(&state, current, NULL, (unsigned long *)c->stack_base);

@@ -148,4 +148,18 @@ static inline int rt_ftrace_filter_ips(struct ftrace_ops *ops, unsigned long *ip
 #define RT_FTRACE_ENTRY 0
 #endif
 
+/*
+ * Return probes through one fprobe (probe: fprobe.c): its exit handler
+ * runs from ftrace's return hook, with no kretprobe (and no kprobe) per
+ * function. Without it, every return probe is a kretprobe.
+ */
+#ifdef RT_HAVE_FPROBE
+#include <linux/fprobe.h>
+#define RT_FPROBE_RETURN 1
+#define RT_FPROBE_ENTRY(name)                                                             	int name(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,        		 struct pt_regs *regs, void *entry_data)
+#define RT_FPROBE_EXIT(name)                                                              	void name(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,       		  struct pt_regs *regs, void *entry_data)
+#else
+#define RT_FPROBE_RETURN 0
+#endif
+
 #endif

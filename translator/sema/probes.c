@@ -513,14 +513,17 @@ static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, 
 
 /*
  * Where the runtime can put an entry probe by address (through ftrace,
- * cheaper than a kprobe): the function's offset from _text, and _printk's,
- * by which the runtime finds _text. Not for a name several functions
- * share (a kprobe by name picks the kernel's first), nor when the
- * addresses are unknown (/proc/kallsyms read without root shows zeros).
+ * cheaper than a kprobe; with the registers saved for one that reads
+ * arguments), or a return probe (through fprobe, where the kernel has
+ * it; its handlers get the registers): the function's offset
+ * from _text, and _printk's, by which the runtime finds _text. Not for a
+ * name several functions share (a kprobe by name picks the kernel's
+ * first), nor when the addresses are unknown (/proc/kallsyms read without
+ * root shows zeros).
  */
 static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfunc *f)
 {
-	if (p->kind != PK_KPROBE || p->needs_regs || f->copies != 1 || !f->offset ||
+	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || f->copies != 1 || !f->offset ||
 	    !sema_find_text(c->s))
 		return;
 	p->text_offset = f->offset;
@@ -859,9 +862,16 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 		return false;
 	}
 	char *what = xasprintf("'%s'", spec);
-	if (!too_many_matches(c, loc, what, sites.n, "functions"))
-		for (size_t i = 0; i < sites.n; i++)
-			add_site_probe(c, kind, sites.v[i])->from_wildcard = wild;
+	if (!too_many_matches(c, loc, what, sites.n, "functions")) {
+		for (size_t i = 0; i < sites.n; i++) {
+			struct probe_site *site = sites.v[i];
+			struct probe *p = add_site_probe(c, kind, site);
+			p->from_wildcard = wild;
+			const struct kfunc *f = kernel_function(k, site->function);
+			if (f && f->copies == 1)
+				set_entry_offset(c, p, f);
+		}
+	}
 	free(what);
 	pv_free(&sites);
 	return true;
