@@ -320,6 +320,22 @@ static RT_FPROBE_EXIT(rt_fprobe_exit)
 	rt_run_hit(p, p->handler, regs, p->entry ? call->data : NULL);
 }
 
+/* The exit handler when no return probe has an entry part: the probe from
+ * the function's address, and no entry handler at all (an indirect call
+ * fewer per hit, through retpolines and return thunks). */
+static RT_FPROBE_EXIT(rt_fprobe_exit_only)
+{
+	const struct rt_probe *p;
+
+	if (unlikely(!rcu_is_watching())) {
+		rt_count_skip(&rt_sess.skipped_unsafe);
+		return;
+	}
+	p = rt_fexit_probe(entry_ip);
+	if (p)
+		rt_run_hit(p, p->handler, regs, NULL);
+}
+
 static int rt_fexit_cmp(const void *a, const void *b)
 {
 	const struct rt_fexit *x = a, *y = b;
@@ -378,9 +394,15 @@ static void rt_place_fprobe_returns(void)
 		rt_fexits[i].pl->addr = rt_fexits[i].ip;
 	}
 	rt_nfexits = n;
-	rt_fprobe.entry_handler = rt_fprobe_entry;
-	rt_fprobe.exit_handler = rt_fprobe_exit;
-	rt_fprobe.entry_data_size = sizeof(struct rt_fexit_call) + data;
+	for (i = 0; i < n && !rt_fexits[i].pl->p->entry; i++)
+		;
+	if (i < n) {
+		rt_fprobe.entry_handler = rt_fprobe_entry;
+		rt_fprobe.exit_handler = rt_fprobe_exit;
+		rt_fprobe.entry_data_size = sizeof(struct rt_fexit_call) + data;
+	} else {
+		rt_fprobe.exit_handler = rt_fprobe_exit_only;
+	}
 	/* Calls in flight at once, all functions together: as many as their
 	 * kretprobes would have had, up to 8192 (the kernel's default, two per
 	 * CPU and function, loses returns of blocking calls at once). */
