@@ -36,6 +36,18 @@ static int defined_cmp(const void *a, const void *b)
 	return strcmp(((const struct defined *)a)->name, ((const struct defined *)b)->name);
 }
 
+/* Append an event (copies of its strings; template may be NULL). */
+static void add_event(struct defined **evs, size_t *n, size_t *cap, const char *name,
+		      const char *system, const char *template)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 512;
+		*evs = xrealloc(*evs, *cap * sizeof **evs);
+	}
+	(*evs)[(*n)++] = (struct defined){ xstrdup(name), xstrdup(system),
+					    template ? xstrdup(template) : NULL };
+}
+
 /* The identifier at *p (advanced past it), or NULL. */
 static char *ident(const char **p)
 {
@@ -91,13 +103,8 @@ static void read_header(const char *path, struct defined **evs, size_t *n, size_
 				second = ident(&q);
 			}
 			const char *name = event_macros[m].template_first ? second : first;
-			if (name && system) {
-				if (*n == *cap) {
-					*cap = *cap ? 2 * *cap : 512;
-					*evs = xrealloc(*evs, *cap * sizeof **evs);
-				}
-				(*evs)[(*n)++] = (struct defined){ xstrdup(name), xstrdup(system), xstrdup(first) };
-			}
+			if (name && system)
+				add_event(evs, n, cap, name, system, first);
 			free(first);
 			free(second);
 			break;
@@ -146,11 +153,7 @@ static void read_events_dir(const char *events, struct defined **evs, size_t *n,
 		for (struct dirent *ev; e && (ev = readdir(e));) {
 			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
 				continue;
-			if (*n == *cap) {
-				*cap = *cap ? 2 * *cap : 1024;
-				*evs = xrealloc(*evs, *cap * sizeof **evs);
-			}
-			(*evs)[(*n)++] = (struct defined){ xstrdup(ev->d_name), xstrdup(sys->d_name), NULL };
+			add_event(evs, n, cap, ev->d_name, sys->d_name, NULL);
 		}
 		if (e)
 			closedir(e);
@@ -203,13 +206,8 @@ static bool read_tracefs(struct defined **evs, size_t *n, size_t *cap)
 	}
 	FILE *in = fdopen(p[0], "r");
 	char sys[256], name[256];
-	while (in && fscanf(in, "%255s %255s", sys, name) == 2) {
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 1024;
-			*evs = xrealloc(*evs, *cap * sizeof **evs);
-		}
-		(*evs)[(*n)++] = (struct defined){ xstrdup(name), xstrdup(sys), NULL };
-	}
+	while (in && fscanf(in, "%255s %255s", sys, name) == 2)
+		add_event(evs, n, cap, name, sys, NULL);
 	if (in)
 		fclose(in);
 	else
