@@ -86,12 +86,30 @@ static struct rt_fentry_set rt_fentry_plain, rt_fentry_regs;
 /*
  * ip is the function's ftrace site, at or just after its start (after an
  * ENDBR instruction where there is one): the entry with the highest
- * address not above ip is the function it is in.
+ * address not above ip is the function it is in. Its index in v (sorted
+ * by address), or -1.
  */
+static __always_inline int rt_fentry_at(const struct rt_fentry *v, int n, unsigned long ip)
+{
+	int lo = 0, hi = n - 1, k = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (v[mid].ip <= ip) {
+			k = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return k;
+}
+
 static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsigned long ip,
 					  struct pt_regs *regs)
 {
-	int lo = 0, hi = set->n - 1, k = -1;
+	int k;
 	unsigned long at;
 
 	/* Functions where RCU is not watching (idle, entry code) are left
@@ -100,16 +118,7 @@ static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsig
 		rt_count_skip(&rt_sess.skipped_unsafe);
 		return;
 	}
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (set->v[mid].ip <= ip) {
-			k = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
+	k = rt_fentry_at(set->v, set->n, ip);
 	if (k < 0)
 		return;
 	at = set->v[k].ip;
@@ -255,6 +264,8 @@ static void rt_remove_ftrace_entries(void)
 #endif
 
 #if RT_FPROBE_RETURN && RT_FTRACE_ENTRY
+static int rt_maxactive(const struct rt_probe *p);
+
 /*
  * Return probes through one fprobe, for the functions whose address is
  * known and that have one return probe each (the rest are kretprobes):
@@ -262,11 +273,7 @@ static void rt_remove_ftrace_entries(void)
  * the call's probe in the fprobe's per-call data (with what the probe's
  * entry part saves), the exit handler runs the body.
  */
-struct rt_fexit {
-	unsigned long ip;
-	struct rt_placed *pl;
-};
-static struct rt_fexit *rt_fexits;
+static struct rt_fentry *rt_fexits;	/* sorted by address, one per function */
 static int rt_nfexits;
 static struct fprobe rt_fprobe;
 static bool rt_fprobe_registered;
@@ -277,21 +284,11 @@ struct rt_fexit_call {
 	char data[];
 };
 
-/* The function entry_ip (its ftrace site) is in: the highest start not above it. */
+/* The return probe of the function entry_ip (its ftrace site) is in. */
 static const struct rt_probe *rt_fexit_probe(unsigned long entry_ip)
 {
-	int lo = 0, hi = rt_nfexits - 1, k = -1;
+	int k = rt_fentry_at(rt_fexits, rt_nfexits, entry_ip);
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (rt_fexits[mid].ip <= entry_ip) {
-			k = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	return k < 0 ? NULL : rt_fexits[k].pl->p;
 }
 
@@ -336,13 +333,6 @@ static RT_FPROBE_EXIT(rt_fprobe_exit_only)
 		rt_run_hit(p, p->handler, regs, NULL);
 }
 
-static int rt_fexit_cmp(const void *a, const void *b)
-{
-	const struct rt_fexit *x = a, *y = b;
-
-	return x->ip < y->ip ? -1 : x->ip > y->ip;
-}
-
 static void rt_place_fprobe_returns(void)
 {
 	unsigned long *ips;
@@ -363,9 +353,9 @@ static void rt_place_fprobe_returns(void)
 			continue;
 		ip = rt_entry_address(pl->p);
 		if (ip)
-			rt_fexits[n++] = (struct rt_fexit){ ip, pl };
+			rt_fexits[n++] = (struct rt_fentry){ ip, pl };
 	}
-	sort(rt_fexits, n, sizeof(*rt_fexits), rt_fexit_cmp, NULL);
+	sort(rt_fexits, n, sizeof(*rt_fexits), rt_fentry_cmp, NULL);
 	/* A call carries one probe: a function with two stays with kretprobes. */
 	for (i = 0, k = 0; i < n;) {
 		int j = i + 1;
@@ -406,9 +396,7 @@ static void rt_place_fprobe_returns(void)
 	/* Calls in flight at once, all functions together: as many as their
 	 * kretprobes would have had, up to 8192 (the kernel's default, two per
 	 * CPU and function, loses returns of blocking calls at once). */
-	rt_fprobe.nr_maxactive = (int)min_t(long, 8192,
-					    (long)n * (rt_script.maxactive > 0 ? rt_script.maxactive
-									 : max_t(int, 20, 4 * num_possible_cpus())));
+	rt_fprobe.nr_maxactive = (int)min_t(long, 8192, (long)n * rt_maxactive(rt_fexits[0].pl->p));
 	if (register_fprobe_ips(&rt_fprobe, ips, n) != 0) {
 		for (i = 0; i < n; i++)
 			rt_fexits[i].pl->addr = 0;
