@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 10
+#define RT_API_VERSION 11
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -38,7 +38,7 @@ struct rt_context {
 #define RT_STACK_BUDGET 4096
 
 enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT,
-		     RT_PROFILE, RT_PERF };
+		     RT_PROFILE, RT_PERF, RT_UPROBE, RT_URETPROBE };
 
 /* A global a handler uses, and whether it writes it (sorted by index). */
 struct rt_lock {
@@ -50,7 +50,8 @@ struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it;
-				  * RT_TRACEPOINT: the tracepoint's name */
+				  * RT_TRACEPOINT: the tracepoint's name;
+				  * RT_UPROBE, RT_URETPROBE: the file's path */
 	const char *function;    /* the probed function's name (probefunc()); 0: symbol */
 	const char *module;      /* the module symbol is in; 0: the kernel */
 	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */
@@ -74,6 +75,10 @@ struct rt_probe {
 	rt_size entry_size;
 	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
 	int nargs;               /* RT_TRACEPOINT: the arguments it passes (after its data) */
+	/* RT_UPROBE, RT_URETPROBE: where in the file, and a marker's
+	 * semaphore (0: none), as file offsets. RT_URETPROBE uses entry and
+	 * entry_size as RT_KRETPROBE does. */
+	rt_size file_offset, sem_offset;
 };
 
 /*
@@ -403,6 +408,8 @@ rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_sign
 		 const char *what, const char *loc);
 int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,
 		    const char *what, const char *loc);
+int rt_uread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
+		   const char *what, const char *loc);
 /* In a return probe and its entry part: this call's saved bytes. */
 char *rt_entry_data(struct rt_context *c);
 

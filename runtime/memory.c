@@ -61,7 +61,10 @@ rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const c
 		/* At the entry rsp points at the return address; argument 7 is above it. */
 		unsigned long sp = rt_reg(c, 7, what, loc);
 
-		v = (unsigned long)rt_kread(c, sp + 8 * (unsigned long)(n - 6), 8, 0, what, loc);
+		unsigned long at = sp + 8 * (unsigned long)(n - 6);
+
+		v = user_mode(rt_cpu_of(c)->regs) ? (unsigned long)rt_uread(c, at, 8, 0, what, loc)
+						  : (unsigned long)rt_kread(c, at, 8, 0, what, loc);
 	}
 	if (size == 4)
 		return is_signed ? (rt_long)(s32)v : (rt_long)(u32)v;
@@ -191,6 +194,18 @@ rt_long rt_uread(struct rt_context *c, unsigned long addr, int size, int is_sign
 		return 0;
 	}
 	return rt_widen(&v, size, is_signed);
+}
+
+int rt_uread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size size,
+		   const char *what, const char *loc)
+{
+	if (copy_from_user_nofault(dst, (const void __user *)addr, size)) {
+		rt_failf(c, loc, NULL,
+			 "cannot read %lu bytes of user memory at 0x%lx for %s: bad address or page not present",
+			 (unsigned long)size, addr, what);
+		return -1;
+	}
+	return 0;
 }
 
 int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long max,

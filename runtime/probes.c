@@ -39,6 +39,7 @@ struct rt_placed {
 	bool ever;		/* it was placed at some time */
 	bool via_ftrace;	/* an entry probe through an ftrace_ops, a return through fprobe */
 	unsigned long addr;	/* RT_KPROBE through ftrace: where (addr()) */
+	const char *why;	/* RT_UPROBE, RT_URETPROBE: why it was not placed */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -798,6 +799,9 @@ static int rt_place(struct rt_placed *pl)
 		return rt_place_profile(pl);
 	case RT_PERF:
 		return rt_place_perf(pl);
+	case RT_UPROBE:
+	case RT_URETPROBE:
+		return rt_uprobe_place((int)(pl - rt_placed), &pl->why);
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -871,8 +875,11 @@ int rt_probes_prepare(void)
 	bool modules = false;
 
 	rt_placed = kvcalloc(rt_script.nprobes, sizeof(*rt_placed), GFP_KERNEL | __GFP_NOWARN);
-	if (!rt_placed)
+	if (!rt_placed || rt_uprobes_prepare()) {
+		kvfree(rt_placed);
+		rt_placed = NULL;
 		return -ENOMEM;
+	}
 	for (i = 0; i < rt_script.nprobes; i++) {
 		rt_placed[i].p = &rt_script.probes[i];
 		modules |= rt_script.probes[i].module != NULL;
@@ -929,7 +936,7 @@ int rt_probes_start(void)
 		else
 			rt_message("error", "cannot place probe %s on %s: %s (%d)", pl->p->pp,
 				   pl->name ? pl->name : pl->p->symbol ? pl->p->symbol : "?",
-				   rt_errno_text(rc), rc);
+				   pl->why ? pl->why : rt_errno_text(rc), rc);
 		rt_request_stop(1);
 		err = -EIO;
 		break;
@@ -1184,12 +1191,15 @@ void rt_probes_stop(void)
 		case RT_PERF:
 			rt_remove_perf(pl);
 			break;
+		case RT_UPROBE:
+		case RT_URETPROBE:
 		case RT_BEGIN:
 		case RT_END:
 		case RT_ERROR:
 			break;
 		}
 	}
+	rt_uprobes_stop();
 	/* No tracepoint hit is still running when the handlers go. */
 	if (ntp)
 		tracepoint_synchronize_unregister();

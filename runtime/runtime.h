@@ -77,6 +77,7 @@ struct rt_session {
 	int exit_status;
 	int failed;                 /* an error stopped the script: error probes, not end */
 	pid_t target;
+	bool target_children;       /* -c: the target's descendants are targets too */
 	pid_t staprun_pid;          /* who started the script (stp_pid()) */
 	atomic64_t skipped;         /* all skipped hits */
 	atomic64_t skipped_locked;  /* of those: a global stayed locked (MAXTRYLOCK) */
@@ -158,7 +159,7 @@ int rt_state(void);
 /* `ctl` commands; start and stop run in process context, serialised. */
 int rt_ctl_start(void);
 int rt_ctl_stop(void);
-void rt_ctl_set_target(pid_t pid);
+void rt_ctl_set_target(pid_t pid, bool children);
 struct seq_file;
 /* `ctl` status lines: state, exit status, skipped hits, messages. */
 void rt_session_show(struct seq_file *m);
@@ -168,6 +169,10 @@ void rt_session_show(struct seq_file *m);
 size_t rt_probes_bytes(void);
 int rt_probes_prepare(void);
 int rt_probes_start(void);
+/* uprobes.c: probes on user-space files (probes.c places them in turn). */
+int rt_uprobes_prepare(void);
+int rt_uprobe_place(int i, const char **why);
+void rt_uprobes_stop(void);
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);

@@ -600,9 +600,10 @@ void rt_ctl_orphan(void)
 		rt_ctl_stop();
 }
 
-void rt_ctl_set_target(pid_t pid)
+void rt_ctl_set_target(pid_t pid, bool children)
 {
 	rt_sess.target = pid;
+	rt_sess.target_children = children;
 }
 
 static int __init rt_init(void)

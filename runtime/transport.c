@@ -468,7 +468,7 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 {
 	char cmd[64];
 	size_t n = min(count, sizeof(cmd) - 1);
-	int pid, rc = 0;
+	int pid, children = 0, rc = 0;
 
 	if (copy_from_user(cmd, ubuf, n))
 		return -EFAULT;
@@ -482,8 +482,8 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 		rc = rt_ctl_stop();
 	else if (!strcmp(cmd, "orphan"))
 		rt_ctl_orphan();
-	else if (sscanf(cmd, "target %d", &pid) == 1 && rt_state() == RT_LOADED)
-		rt_ctl_set_target(pid);
+	else if (sscanf(cmd, "target %d %d", &pid, &children) >= 1 && rt_state() == RT_LOADED)
+		rt_ctl_set_target(pid, children);
 	else
 		rc = -EINVAL;
 	return rc ? rc : count;

@@ -789,7 +789,8 @@ static int sr_run(const char *name, int dst_fd)
 		sr_guardian_child(sr_guardian, (int)sr_child);
 	}
 	if (opt.target) {
-		snprintf(cmd, sizeof(cmd), "target %d", (int)opt.target);
+		/* With -c, the command's descendants are targets too. */
+		snprintf(cmd, sizeof(cmd), "target %d %d", (int)opt.target, opt.cmd != NULL);
 		sr_verbose("setting the target process to %d", (int)opt.target);
 		if (sr_ctl_write(name, cmd, err, sizeof(err))) {
 			sr_error("cannot set the target process: %s", err);

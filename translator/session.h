@@ -46,6 +46,8 @@ enum probe_kind {
 	PK_BEGIN, PK_END, PK_ERROR, PK_TIMER, PK_KPROBE, PK_KRETPROBE, PK_TRACEPOINT,
 	PK_PROFILE, /* timer.profile: every CPU, every tick */
 	PK_PERF,    /* perf.*: a perf counter's overflow on every CPU */
+	PK_UPROBE,  /* a user-space program or library: a uprobe on its file */
+	PK_URETPROBE,
 };
 
 /*
@@ -97,6 +99,7 @@ enum taccess_result {
 	TA_PRETTY,     /* $var$, $var$$: the value printed into a string */
 	TA_VARLIST,    /* $$vars, $$parms, $$locals, $$return: name=value ... */
 	TA_SAVED,      /* @entry(expr) in a .return: the value saved at entry */
+	TA_CONSTANT,   /* a string known when translating: a marker's $$name, $$provider */
 };
 
 struct target_access {
@@ -117,6 +120,8 @@ struct target_access {
 	size_t *var_offs;         /* TA_VARLIST in a .return: each one's entry slot, or NO_SLOT */
 	bool with_return;         /* TA_VARLIST: and return=... (type: the return type) */
 	bool in_return;           /* TA_VARLIST in a .return: parameters come from var_offs */
+	bool user;                /* the memory read is the current task's user memory */
+	const char *value;        /* TA_CONSTANT: the string */
 };
 
 /* One resolved probe point. */
@@ -140,6 +145,10 @@ struct probe {
 	long long priority;      /* PK_BEGIN, PK_END, PK_ERROR: lower runs first */
 	bool optional;
 	bool from_wildcard;      /* one of a wildcard's matches: if the kernel refuses it, warn */
+	/* PK_UPROBE, PK_URETPROBE: the file (its path), where in it, and a
+	 * marker's semaphore (0: none), as file offsets. */
+	char *user_file;
+	uint64_t file_offset, sem_offset;
 };
 
 struct program {

@@ -162,4 +162,62 @@ static inline int rt_ftrace_filter_ips(struct ftrace_ops *ops, unsigned long *ip
 #define RT_FPROBE_RETURN 0
 #endif
 
+/*
+ * uprobes (probes: uprobes_refctr.c, the 6.1 API; uprobes_nosync.c, 6.12
+ * and later; uprobe_handler_data.c, handlers with a data argument, 6.13).
+ * rt_uprobe_register() places a consumer at a file offset of an inode,
+ * with the kernel counting a marker's semaphore at ref (0: none);
+ * rt_uprobe_unregister() removes it, and after any number of those
+ * rt_uprobe_unregister_done() returns when none of their handlers runs.
+ */
+#if defined(RT_HAVE_UPROBES_NOSYNC) || defined(RT_HAVE_UPROBES_REFCTR)
+#include <linux/err.h>
+#include <linux/uprobes.h>
+#define RT_UPROBES 1
+#ifdef RT_HAVE_UPROBE_HANDLER_DATA
+#define RT_UPROBE_HANDLER(name) int name(struct uprobe_consumer *uc, struct pt_regs *regs, __u64 *data)
+#define RT_URETPROBE_HANDLER(name)                                                   \
+	int name(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs, __u64 *data)
+#else
+#define RT_UPROBE_HANDLER(name) int name(struct uprobe_consumer *uc, struct pt_regs *regs)
+#define RT_URETPROBE_HANDLER(name)                                                   \
+	int name(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs)
+#endif
+
+static inline int rt_uprobe_register(struct inode *inode, loff_t off, loff_t ref,
+				     struct uprobe_consumer *uc, void **handle)
+{
+#ifdef RT_HAVE_UPROBES_NOSYNC
+	struct uprobe *u = uprobe_register(inode, off, ref, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*handle = u;
+	return 0;
+#else
+	*handle = NULL;
+	return uprobe_register_refctr(inode, off, ref, uc);
+#endif
+}
+
+static inline void rt_uprobe_unregister(struct inode *inode, loff_t off,
+					struct uprobe_consumer *uc, void *handle)
+{
+#ifdef RT_HAVE_UPROBES_NOSYNC
+	uprobe_unregister_nosync(handle, uc);
+#else
+	uprobe_unregister(inode, off, uc);
+#endif
+}
+
+static inline void rt_uprobe_unregister_done(void)
+{
+#ifdef RT_HAVE_UPROBES_NOSYNC
+	uprobe_unregister_sync();
+#endif
+}
+#else
+#define RT_UPROBES 0
+#endif
+
 #endif

@@ -19,6 +19,9 @@ struct reader {
 	struct cg *g;
 	char *what; /* C literal: the expression's text */
 	char *loc;  /* C literal: its location */
+	/* The readers for the probed code's memory: the kernel's, or the
+	 * current task's user memory (process probes). */
+	const char *rd, *rd_bytes, *rd_string;
 };
 
 static void reader_init(struct reader *r, struct cg *g, const struct target_access *a,
@@ -27,6 +30,9 @@ static void reader_init(struct reader *r, struct cg *g, const struct target_acce
 	r->g = g;
 	r->what = c_string(a->text, strlen(a->text));
 	r->loc = loc_literal(n);
+	r->rd = a->user ? "rt_uread" : "rt_kread";
+	r->rd_bytes = a->user ? "rt_uread_bytes" : "rt_kread_bytes";
+	r->rd_string = a->user ? "rt_uread_string" : "rt_kread_string";
 }
 
 static void reader_free(struct reader *r)
@@ -70,8 +76,8 @@ static char *cg_ops(struct reader *r, const struct tloc *l)
 			break;
 		case LO_DEREF:
 			if (sp) {
-				emit(g, "%s = rt_kread(c, (unsigned long)%s, %d, 0, %s, %s);",
-				     stack[sp - 1], stack[sp - 1], (int)op->arg, r->what, r->loc);
+				emit(g, "%s = %s(c, (unsigned long)%s, %d, 0, %s, %s);",
+				     stack[sp - 1], r->rd, stack[sp - 1], (int)op->arg, r->what, r->loc);
 				fail_check(g);
 			}
 			break;
@@ -153,7 +159,7 @@ static char *cg_base(struct reader *r, const struct tloc *l, size_t entry_off, b
 		const struct tloc_piece *p = &l->pieces[i];
 		char *v = cg_ops(r, &p->loc);
 		if (p->loc.kind == TL_MEMORY) {
-			emit(g, "rt_kread_bytes(c, %s + %llu, (unsigned long)%s, %llu, %s, %s);", buf,
+			emit(g, "%s(c, %s + %llu, (unsigned long)%s, %llu, %s, %s);", r->rd_bytes, buf,
 			     (unsigned long long)at, v, (unsigned long long)p->size, r->what, r->loc);
 			fail_check(g);
 		} else {
@@ -179,7 +185,7 @@ static void cg_number(struct reader *r, const char *dst, const char *cur, bool i
 	if (bit_size) {
 		int bytes = (bit_offset + bit_size + 7) / 8;
 		int unit = bytes <= 1 ? 1 : bytes <= 2 ? 2 : bytes <= 4 ? 4 : 8;
-		emit(g, "%s = rt_kread(c, (unsigned long)%s, %d, 0, %s, %s);", dst, cur, unit, r->what,
+		emit(g, "%s = %s(c, (unsigned long)%s, %d, 0, %s, %s);", dst, r->rd, cur, unit, r->what,
 		     r->loc);
 		fail_check(g);
 		if (t->is_signed)
@@ -191,7 +197,7 @@ static void cg_number(struct reader *r, const char *dst, const char *cur, bool i
 		return;
 	}
 	if (is_addr) {
-		emit(g, "%s = rt_kread(c, (unsigned long)%s, %d, %d, %s, %s);", dst, cur, size,
+		emit(g, "%s = %s(c, (unsigned long)%s, %d, %d, %s, %s);", dst, r->rd, cur, size,
 		     t->is_signed, r->what, r->loc);
 		fail_check(g);
 		return;
@@ -236,7 +242,7 @@ static void pp_string_at(struct reader *r, const char *s, const char *addr, long
 {
 	struct cg *g = r->g;
 	char *raw = new_string_temp(g), *q = new_string_temp(g);
-	emit(g, "rt_kread_string(c, %s, (unsigned long)%s, %lld, %s, %s);", raw, addr, max, r->what,
+	emit(g, "%s(c, %s, (unsigned long)%s, %lld, %s, %s);", r->rd_string, raw, addr, max, r->what,
 	     r->loc);
 	on_fail_mark(g, s);
 	emit(g, "\trt_text_str(%s, %lld, %s, %lld, 1);", q, g->maxstr, raw, g->maxstr);
@@ -377,7 +383,7 @@ static void pp_top(struct reader *r, const char *s, const char *cur, bool is_add
 	if (is_addr) {
 		const char *leave = g->fail_leave;
 		g->fail_leave = "{}";
-		emit(g, "%s = rt_kread(c, (unsigned long)%s, 8, 0, %s, %s);", v, cur, r->what, r->loc);
+		emit(g, "%s = %s(c, (unsigned long)%s, 8, 0, %s, %s);", v, r->rd, cur, r->what, r->loc);
 		g->fail_leave = leave;
 		on_fail_mark(g, s);
 	} else {
@@ -422,7 +428,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		switch (st->kind) {
 		case TS_DEREF:
 			if (is_addr) {
-				emit(g, "%s = rt_kread(c, (unsigned long)%s, 8, 0, %s, %s);", cur, cur,
+				emit(g, "%s = %s(c, (unsigned long)%s, 8, 0, %s, %s);", cur, r.rd, cur,
 				     r.what, r.loc);
 				fail_check(g);
 			}
@@ -448,7 +454,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		break;
 	case TA_STRING:
 		res = new_string_temp(g);
-		emit(g, "rt_kread_string(c, %s, (unsigned long)%s, %lld, %s, %s);", res, cur,
+		emit(g, "%s(c, %s, (unsigned long)%s, %lld, %s, %s);", r.rd_string, res, cur,
 		     a->type->count ? (long long)a->type->count : -1LL, r.what, r.loc);
 		fail_check(g);
 		break;
@@ -462,6 +468,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		break;
 	case TA_VARLIST:
 	case TA_SAVED:
+	case TA_CONSTANT:
 		break;
 	}
 	free(cur);
@@ -479,7 +486,7 @@ static char *cg_varlist(struct cg *g, struct node *n, const struct target_access
 		char *label = xasprintf("%s%s=", i ? " " : "", v->name);
 		cat_literal(g, s, label);
 		free(label);
-		struct target_access one = { .text = xasprintf("$%s", v->name) };
+		struct target_access one = { .text = xasprintf("$%s", v->name), .user = a->user };
 		struct reader r;
 		reader_init(&r, g, &one, n);
 		bool saved = a->in_return && a->var_offs[i] != NO_SLOT;
@@ -505,7 +512,7 @@ static char *cg_varlist(struct cg *g, struct node *n, const struct target_access
 	}
 	if (a->with_return) {
 		cat_literal(g, s, a->nvars ? " return=" : "return=");
-		struct target_access one = { .text = "$return" };
+		struct target_access one = { .text = "$return", .user = a->user };
 		struct reader r;
 		reader_init(&r, g, &one, n);
 		char *v = new_long_temp(g);
@@ -525,6 +532,8 @@ char *cg_target(struct cg *g, struct node *n)
 		return xstrdup("rt_return_value(c)"); /* a kernel probe's $return */
 	if (a->result == TA_VARLIST)
 		return cg_varlist(g, n, a);
+	if (a->result == TA_CONSTANT)
+		return c_string(a->value, strlen(a->value));
 	return cg_access(g, n, a);
 }
 

@@ -1414,6 +1414,10 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_PROFILE";
 	case PK_PERF:
 		return "RT_PERF";
+	case PK_UPROBE:
+		return "RT_UPROBE";
+	case PK_URETPROBE:
+		return "RT_URETPROBE";
 	}
 	return "RT_BEGIN";
 }
@@ -1565,7 +1569,8 @@ char *cg_translate(struct session *s)
 	for (size_t i = 0; i < prog->probes.n; i++) {
 		const struct probe *p = prog->probes.v[i];
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
-		char *sym = p->symbol ? c_string(p->symbol, strlen(p->symbol)) : xstrdup("0");
+		const char *symbol = p->user_file ? p->user_file : p->symbol;
+		char *sym = symbol ? c_string(symbol, strlen(symbol)) : xstrdup("0");
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
 		const char *bid = p->module && p->site ? p->site->build_id : NULL;
 		char *mod_id = bid ? c_string(bid, strlen(bid)) : xstrdup("0");
@@ -1580,13 +1585,14 @@ char *cg_translate(struct session *s)
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
 			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
-			  ".maxactive = %lld, .nargs = %zu },\n",
+			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index,
 			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive,
-			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0);
+			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
+			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset);
 		free(pp);
 		free(sym);
 		free(mod);

@@ -68,6 +68,8 @@ struct dw_obj {
 	 * addresses in its copy of the headers when it lays the module out). */
 	bool laid_out;
 	bool is_kernel;      /* vmlinux: sites are offsets from _text */
+	bool is_user;        /* a program or library: sites are its virtual addresses */
+	GElf_Addr elf_bias;  /* is_user: libdwfl's address of a byte minus the file's */
 	Dwarf_Addr text_addr;
 	struct dw_section *secs;
 	size_t nsecs;
@@ -103,6 +105,7 @@ struct dw {
 	struct dw_obj **by_name; /* objs hashed by name (open addressing) */
 	size_t by_name_cap;
 	struct ptrvec mapped;    /* archives mapped into memory (struct mapped *) */
+	char *user_debug_path;   /* libdwfl's search path for user files' debug files */
 };
 
 static char *debuginfo_path = NULL;
@@ -121,6 +124,27 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
+
+/* User programs and libraries: their debug files are found by libdwfl
+ * (.gnu_debuglink, /usr/lib/debug/.build-id/, then debuginfod). */
+static const Dwfl_Callbacks user_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+void dw_user_debug_dirs(struct dw *d, const struct ptrvec *dirs)
+{
+	struct strbuf b;
+	sb_init(&b);
+	/* '+': check CRCs; the file's own directory and .debug/ under it;
+	 * then the system's tree and each --debuginfo-path directory. */
+	sb_puts(&b, "+:.debug:/usr/lib/debug");
+	for (size_t i = 0; dirs && i < dirs->n; i++)
+		sb_printf(&b, ":%s", (char *)dirs->v[i]);
+	free(d->user_debug_path);
+	d->user_debug_path = sb_detach(&b);
+}
 
 struct dw *dw_begin(struct debug_index *ix, const char *release, const char *kernel_build_id,
 		     bool verbose)
@@ -342,7 +366,10 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	free(o->syms);
 	o->syms = NULL;
 	o->nsyms = 0;
-	o->dwfl = dwfl_begin(&offline_callbacks);
+	o->is_user = o->name[0] == '/';
+	if (o->is_user)
+		debuginfo_path = d->user_debug_path;
+	o->dwfl = dwfl_begin(o->is_user ? &user_callbacks : &offline_callbacks);
 	if (!o->dwfl)
 		fatal("libdwfl: %s", dwfl_errmsg(-1));
 	free(o->file);
@@ -376,6 +403,14 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	Elf *elf = dwfl_module_getelf(o->mod, &ebias);
 	GElf_Ehdr eh;
 	o->is_kernel = !strcmp(o->name, "kernel");
+	if (o->is_user) {
+		if (!elf || !gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+			o->why = xstrdup("it is not an executable or a shared library");
+			return false;
+		}
+		o->elf_bias = ebias;
+		return true;
+	}
 	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != (o->is_kernel ? ET_EXEC : ET_REL)) {
 		o->why = xstrdup(o->is_kernel ? "it is not a vmlinux (an ET_EXEC file)"
 					      : "it is not a kernel module (an ET_REL file)");
@@ -440,6 +475,17 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 	o->d = d;
 	o->name = xstrdup(module);
 	bool kernel = !strcmp(module, "kernel");
+	if (module[0] == '/') {
+		/* A user file: libdwfl finds its debug file itself. */
+		struct debug_file own = { .module = o->name, .path = (char *)module };
+		if (!attach(o, &own) && !o->why)
+			o->why = xstrdup("it cannot be read");
+		add_obj(d, o);
+		if (!o->why && d->verbose)
+			fprintf(stderr, "Symbols of %s: %s (build-id %s)\n", module, o->file,
+				o->build_id ? o->build_id : "unknown");
+		return o;
+	}
 	const char *inst = kernel ? NULL : debugfind_installed(d->ix, module);
 	char *installed = module_file ? xstrdup(module_file) : inst ? xstrdup(inst) : NULL;
 	char *want = installed ? debugfind_build_id(installed) : NULL;
@@ -1329,6 +1375,71 @@ static const char *decl_file(struct dw_obj *o, Dwarf_Die *die)
 	return line_files_name(&uf->lf, idx);
 }
 
+/* The file's virtual address of DWARF address pc. */
+static uint64_t user_vaddr(const struct dw_obj *o, Dwarf_Addr pc)
+{
+	return pc + o->bias - o->elf_bias;
+}
+
+/* Was the unit compiled without optimization (gcc's -O0, its default)?
+ * Then parameters reach their DWARF locations only after the prologue. */
+static bool unoptimized(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *producer = dwarf_diecu(die, &cu, NULL, NULL)
+				       ? dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a))
+				       : NULL;
+	if (!producer || strncmp(producer, "GNU ", 4))
+		return false;
+	const char *o = NULL;
+	for (const char *p = strstr(producer, " -O"); p; p = strstr(p + 1, " -O"))
+		o = p;
+	return !o || o[3] == '0';
+}
+
+/* The end of the function's prologue: the first line-table row after its
+ * entry (or the one marked prologue_end), if inside the function. */
+static bool prologue_end(Dwarf_Die *func, Dwarf_Addr entry, Dwarf_Addr *out)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	Dwarf_Addr high;
+	if (!dwarf_diecu(func, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n) != 0 ||
+	    dwarf_highpc(func, &high) != 0)
+		return false;
+	Dwarf_Addr first = 0, marked = 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool flag = false;
+		if (!l || dwarf_lineaddr(l, &a) != 0 || a <= entry || a >= high)
+			continue;
+		if (!first || a < first)
+			first = a;
+		if (dwarf_lineprologueend(l, &flag) == 0 && flag && (!marked || a < marked))
+			marked = a;
+	}
+	*out = marked ? marked : first;
+	return *out != 0;
+}
+
+/* Where a probe on a user function goes: its entry, or for unoptimized
+ * code (unless at_entry: a .return's uretprobe must take the return
+ * address as the call left it) after the prologue, as SystemTap does. */
+static void place_user(struct dw_obj *o, struct probe_site *s, Dwarf_Die *die, Dwarf_Addr pc,
+		       bool at_entry)
+{
+	Dwarf_Addr body = pc;
+	if (!at_entry && unoptimized(die))
+		prologue_end(die, pc, &body);
+	s->is_user = true;
+	s->src_pc = body;
+	s->user_vaddr = user_vaddr(o, body);
+	s->user_entry_vaddr = user_vaddr(o, pc);
+}
+
 static void consider(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Attribute na;
@@ -1366,12 +1477,14 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		return;
 	struct dw_obj *o = w->o;
 	uint64_t a = 0;
-	const char *secname = o->is_kernel ? ".text" : dwarf_to_section(o, pc, &a);
+	const char *secname = o->is_kernel || o->is_user ? ".text" : dwarf_to_section(o, pc, &a);
 	if (!secname || !strncmp(secname, ".init", 5)) {
 		(*w->left_out)++;
 		return;
 	}
 	struct probe_site *s = xcalloc(1, sizeof *s);
+	if (o->is_user)
+		place_user(o, s, die, pc, w->q->at_entry);
 	s->object = xstrdup(o->name);
 	s->object_file = xstrdup(o->file);
 	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
@@ -1382,7 +1495,8 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	s->load_vars = load_vars;
 	s->src_ctx = o;
 	s->src_key = dwarf_dieoffset(die);
-	s->src_pc = pc;
+	if (!s->is_user)
+		s->src_pc = pc;
 	Dwarf_Die ty;
 	if (die_type(die, &ty)) {
 		s->return_type = dw_type(o, &ty);
@@ -1393,7 +1507,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		 * are unique and which functions the kernel refuses. */
 		s->anchor = xstrdup(name);
 		s->text_offset = pc + o->bias - o->text_addr;
-	} else if (!anchor_for(o, name, secname, a, s)) {
+	} else if (!o->is_user && !anchor_for(o, name, secname, a, s)) {
 		(*w->left_out)++;
 		free(s);
 		return;
@@ -1578,7 +1692,7 @@ static void walk_symbols(struct walk *w)
 	struct dw_obj *o = w->o;
 	struct candidate *v = NULL;
 	size_t n = 0, cap = 0;
-	if (!o->is_kernel) {
+	if (!o->is_kernel && !o->is_user) {
 		for (size_t i = 0; i < o->nsyms; i++) {
 			const struct dw_sym *y = &o->syms[i];
 			if (!y->is_func || !base_name_matches(w->q->function, y->name))
@@ -1695,7 +1809,7 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		return -1;
 	}
 	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
-	if (o->is_kernel || o->nsyms)
+	if (o->is_kernel || o->is_user || o->nsyms)
 		walk_symbols(&w);
 	else
 		walk_units(&w);
@@ -1825,6 +1939,9 @@ static void add_statement_site(struct stmt_line *l, void *ctx)
 		s->anchor = xstrdup(l->name);
 		s->anchor_offset = (int64_t)(l->pc - entry);
 		s->text_offset = l->pc + o->bias - o->text_addr;
+	} else if (o->is_user) {
+		s->is_user = true;
+		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, l->pc);
 	} else {
 		uint64_t a;
 		const char *secname = dwarf_to_section(o, l->pc, &a);
@@ -1998,10 +2115,10 @@ static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, con
 {
 	struct dw_obj *o = w->o;
 	uint64_t a = 0;
-	const char *secname = o->is_kernel ? ".text" : dwarf_to_section(o, pc, &a);
+	const char *secname = o->is_kernel || o->is_user ? ".text" : dwarf_to_section(o, pc, &a);
 	struct probe_site *s = xcalloc(1, sizeof *s);
 	if (!secname || !strncmp(secname, ".init", 5) ||
-	    (!o->is_kernel && !anchor_for(o, name, secname, a, s))) {
+	    (!o->is_kernel && !o->is_user && !anchor_for(o, name, secname, a, s))) {
 		(*w->left_out)++;
 		free(s);
 		return;
@@ -2035,6 +2152,9 @@ static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, con
 		s->anchor = xstrdup("_text");
 		s->text_offset = pc + o->bias - o->text_addr;
 		s->anchor_offset = (int64_t)s->text_offset;
+	} else if (o->is_user) {
+		s->is_user = true;
+		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, pc);
 	}
 	pv_push(w->sites, s);
 	w->found++;

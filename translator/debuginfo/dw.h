@@ -25,9 +25,17 @@ struct dw_query {
 	const char *file;
 	int line;
 	int line_last; /* statements: the last line of a range from line (0: line alone) */
+	bool at_entry; /* user functions: at the entry even in unoptimized code (.return) */
 };
 
+/* The directories (--debuginfo-path) where user files' debug files may
+ * be, besides libdwfl's own places. */
+void dw_user_debug_dirs(struct dw *d, const struct ptrvec *dirs);
+
 /*
+ * A module is named as the kernel names it, "kernel" for vmlinux, or by
+ * the absolute path of a user-space program or library (is_user sites).
+ *
  * The functions of module (as the kernel names it, or "kernel" for vmlinux; module_file: the
  * module's file when it was named by path, else NULL) that q matches, as
  * probe sites appended to sites. Returns how many; -1 when the module's

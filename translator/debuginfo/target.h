@@ -171,6 +171,13 @@ struct probe_site {
 	uint64_t src_key;    /* the function (a DIE offset, a BTF id) */
 	uint64_t src_pc;     /* the probe's address as the source counts it */
 	uint64_t src_frame;  /* an inlined copy: the function it is in (0: src_key itself) */
+	/* User space: object is the file's path; addresses are the file's
+	 * virtual addresses, which sema turns into file offsets. */
+	bool is_user;
+	uint64_t user_vaddr;       /* where the probe goes */
+	uint64_t user_entry_vaddr; /* the function's entry, where a .return's uretprobe goes */
+	uint64_t user_sem_vaddr;   /* a marker's semaphore; 0: none */
+	char *mark_provider;       /* a marker (function is its name); NULL: not one */
 };
 
 /* The site's variables, loaded on first use. */

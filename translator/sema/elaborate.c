@@ -253,6 +253,10 @@ static const char *kind_text(enum probe_kind k)
 		return "timer on every CPU";
 	case PK_PERF:
 		return "perf counter on every CPU";
+	case PK_UPROBE:
+		return "uprobe";
+	case PK_URETPROBE:
+		return "uretprobe";
 	}
 	return "?";
 }
@@ -373,13 +377,13 @@ void sema_list(const struct session *s, FILE *f)
 			site_load_vars(p->site);
 			for (size_t k = 0; k < p->site->nvars; k++) {
 				const struct tvar *v = &p->site->vars[k];
-				if (p->kind == PK_KRETPROBE && !v->is_param)
+				if ((p->kind == PK_KRETPROBE || p->kind == PK_URETPROBE) && !v->is_param)
 					continue;
 				sb_printf(&b, " $%s:%s", v->name,
 					  v->type_name ? v->type_name : v->type->name ? v->type->name : "?");
 			}
 			const struct ctype *rt = p->site->return_type;
-			if (p->kind == PK_KRETPROBE && rt && rt->kind != CT_VOID)
+			if ((p->kind == PK_KRETPROBE || p->kind == PK_URETPROBE) && rt && rt->kind != CT_VOID)
 				sb_printf(&b, " $return:%s",
 					  p->site->return_type_name ? p->site->return_type_name : rt->name);
 		}

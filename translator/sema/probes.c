@@ -21,6 +21,7 @@
 #include "debuginfo/kernel.h"
 #include "debuginfo/tracepoints.h"
 #include "front/diag.h"
+#include "sema/points.h"
 #include "sema/probes.h"
 #include "sema/sema.h"
 
@@ -51,28 +52,13 @@ static const char *const families[] = {
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "process", "procfs", "netfilter", "tp_syscall",
+static const char *const later_families[] = { "procfs", "netfilter", "tp_syscall",
 					      "kprobe.module", "kernel.data", "java", "python2",
 					      "python3" };
 
-struct comp {
-	const char *name;
-	const struct node *arg; /* N_NUM, N_STR or NULL */
-	struct loc loc;
-};
-
-struct pp_ctx {
-	struct session *s;
-	struct point *pt;
-	struct node *pp;
-	struct comp comps[8];
-	int n;
-	int made;          /* probes made so far */
-	long long maxactive; /* ".return.maxactive(N)": return probes' own limit; 0: none */
-};
 
 /* arg: the period of a timer (its spread is set after), the priority of begin/end. */
-static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol,
+struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol,
 			       long long arg)
 {
 	struct probe *p = xcalloc(1, sizeof *p);
@@ -105,36 +91,42 @@ static struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const cha
  * variables is compiled for one site, so each such probe gets its own
  * copy of the handler.
  */
-static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
+struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
 {
 	struct probe *p = xcalloc(1, sizeof *p);
 	p->kind = kind;
 	p->pp = c->pp;
 	struct strbuf b;
 	sb_init(&b);
-	if (strcmp(site->object, "kernel"))
+	bool ret = kind == PK_KRETPROBE || kind == PK_URETPROBE;
+	if (site->is_user)
+		sb_printf(&b, "process(\"%s\").", site->object);
+	else if (strcmp(site->object, "kernel"))
 		sb_printf(&b, "module(\"%s\").", site->object);
 	else
 		sb_puts(&b, "kernel.");
-	sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
+	if (site->mark_provider)
+		sb_printf(&b, "provider(\"%s\").mark(\"%s", site->mark_provider, site->function);
+	else
+		sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
 	if (site->decl_file)
 		sb_printf(&b, "@%s", site->decl_file);
 	if (site->decl_file && site->decl_line)
 		sb_printf(&b, ":%d", site->decl_line);
-	sb_printf(&b, "\")%s", kind == PK_KRETPROBE ? ".return" : site->is_inline ? ".inline" : "");
+	sb_printf(&b, "\")%s", ret ? ".return" : site->is_inline ? ".inline" : "");
 	p->pp_text = sb_detach(&b);
 	struct handler *h = c->pt->handler(c->pt->arg, false);
 	if (sema_uses_targets(h->body) && h->site)
 		h = c->pt->handler(c->pt->arg, true);
 	if (!h->site) {
 		h->site = site;
-		h->is_return = kind == PK_KRETPROBE;
+		h->is_return = ret;
 	}
 	p->handler = h;
 	c->made++;
 	p->maxactive = c->maxactive;
-	p->symbol = xstrdup(site->anchor);
-	p->module = strcmp(site->object, "kernel") ? xstrdup(site->object) : NULL;
+	p->symbol = site->anchor ? xstrdup(site->anchor) : NULL;
+	p->module = strcmp(site->object, "kernel") && !site->is_user ? xstrdup(site->object) : NULL;
 	p->offset = site->anchor_offset;
 	p->site = site;
 	p->needs_regs = sema_uses_registers(h->body);
@@ -143,7 +135,7 @@ static struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, stru
 	return p;
 }
 
-static bool comp_is(const struct pp_ctx *c, int i, const char *name)
+bool comp_is(const struct pp_ctx *c, int i, const char *name)
 {
 	return i < c->n && !strcmp(c->comps[i].name, name);
 }
@@ -160,7 +152,7 @@ static char *shape_of(const struct pp_ctx *c)
 	return sb_detach(&b);
 }
 
-static bool want_number(const struct pp_ctx *c, int i, bool required, long long *out)
+bool want_number(const struct pp_ctx *c, int i, bool required, long long *out)
 {
 	const struct comp *k = &c->comps[i];
 	if (!k->arg) {
@@ -178,7 +170,7 @@ static bool want_number(const struct pp_ctx *c, int i, bool required, long long 
 	return true;
 }
 
-static void unknown_shape(struct pp_ctx *c)
+void unknown_shape(struct pp_ctx *c)
 {
 	if (c->pt->optional)
 		return;
@@ -215,7 +207,7 @@ static void unknown_shape(struct pp_ctx *c)
  * -D MAXWILDCARD (1000) for one probe point. True (after the error) when
  * n matches, of what names them, are more.
  */
-static bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, size_t n,
+bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, size_t n,
 			     const char *noun)
 {
 	size_t limit = (size_t)c->s->limits[LIMIT_MAXWILDCARD];
@@ -631,8 +623,6 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 }
 
 static struct dw *debuginfo(struct session *s);
-static bool split_function_spec(const char *spec, char **func, char **file, int *line,
-				int *line_last);
 
 static void find_return(struct node *n, void *found)
 {
@@ -647,7 +637,7 @@ static void find_return(struct node *n, void *found)
  * $return (not under @defined): left out, as a function $return cannot
  * mean, instead of failing the whole script.
  */
-static bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wild,
+bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wild,
 				const struct probe_site *site)
 {
 	if (!wild || kind != PK_KRETPROBE || (site->return_type && site->return_type->kind != CT_VOID))
@@ -657,7 +647,6 @@ static bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wil
 	return uses;
 }
 
-enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
 
 /*
  * The sites of a DWARF query on object (build_id: its file's, for the
@@ -665,7 +654,7 @@ enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
  * then needs no debug information, else from dw.c. As dw_functions: how
  * many, or -1 with *why (NULL when there is no DWARF at all).
  */
-static int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
+int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
 		       const char *module_file, const char *build_id, const struct dw_query *q,
 		       struct ptrvec *sites, size_t *left_out, char **why)
 {
@@ -1169,8 +1158,7 @@ static struct dw *debuginfo(struct session *s)
  * lines, "NAME@FILE:FIRST-LAST", or "NAME@FILE:*" (every line: first 1,
  * last INT_MAX). *line_last is 0 unless a range was given.
  */
-static bool split_function_spec(const char *spec, char **func, char **file, int *line,
-				int *line_last)
+bool split_function_spec(const char *spec, char **func, char **file, int *line, int *line_last)
 {
 	const char *at = strchr(spec, '@');
 	*file = NULL;
@@ -1205,7 +1193,7 @@ static bool split_function_spec(const char *spec, char **func, char **file, int 
 	return **func && **file;
 }
 
-static void offer_name(const char *name, void *sg)
+void offer_name(const char *name, void *sg)
 {
 	suggest_offer(sg, name);
 }
@@ -1549,6 +1537,8 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		kernel_trace_point(&c);
 	else if (comp_is(&c, 0, "module") && (comp_is(&c, 1, "function") || comp_is(&c, 1, "statement")))
 		module_function_point(&c);
+	else if (comp_is(&c, 0, "process"))
+		process_point(&c);
 	else if (!pt->optional)
 		unknown_shape(&c);
 	/* "never" counts as resolved. */

@@ -380,6 +380,13 @@ static struct target_access *resolve_list(struct resolver *r)
 	bool parms = !strcmp(which, "vars") || !strcmp(which, "parms");
 	bool locals = !strcmp(which, "vars") || !strcmp(which, "locals");
 	bool ret = !strcmp(which, "return");
+	if (site->mark_provider && (!strcmp(which, "name") || !strcmp(which, "provider"))) {
+		struct target_access *a = xcalloc(1, sizeof *a);
+		a->result = TA_CONSTANT;
+		a->text = ast_expr_text(r->n);
+		a->value = which[0] == 'n' ? site->function : site->mark_provider;
+		return a;
+	}
 	if (!parms && !locals && !ret) {
 		err(r, "'$$%s' is not one of $$vars, $$parms, $$locals, $$return", which);
 		return NULL;
@@ -448,9 +455,10 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 		}
 		return NULL;
 	}
-	if (n->name[0] == '$')
-		return resolve_list(&r);
-	return resolve_var(&r);
+	struct target_access *a = n->name[0] == '$' ? resolve_list(&r) : resolve_var(&r);
+	if (a)
+		a->user = h->site->is_user;
+	return a;
 }
 
 void target_save_at_entry(struct handler *h, struct node *entry, size_t size)
@@ -472,7 +480,12 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 	/* The module the type is in: named, else the probe's own, else the
 	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
 	char *module = NULL;
-	if (n->rhs) {
+	if (n->rhs && n->rhs->str[0] == '/') {
+		/* A program or library, by path. */
+		module = realpath(n->rhs->str, NULL);
+		if (!module)
+			module = xstrdup(n->rhs->str);
+	} else if (n->rhs) {
 		module = xstrndup(n->rhs->str, strcspn(n->rhs->str, "<"));
 		char *norm = debugfind_module_name(module);
 		free(module);
@@ -501,8 +514,9 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 		free(module);
 		return NULL;
 	}
-	free(module);
 	struct target_access *a = xcalloc(1, sizeof *a);
+	a->user = module[0] == '/';
+	free(module);
 	a->text = ast_expr_text(n);
 	a->base_expr = n->lhs;
 	a->base_type = ctype_complete(t);

@@ -368,7 +368,7 @@ static bool all_points_return(struct checker *c, struct handler *h)
 {
 	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
 		struct probe *p = c->s->prog.probes.v[i];
-		if (p->handler == h && p->kind != PK_KRETPROBE)
+		if (p->handler == h && p->kind != PK_KRETPROBE && p->kind != PK_URETPROBE)
 			return false;
 	}
 	return true;
@@ -383,6 +383,7 @@ static enum type access_type(const struct target_access *a)
 	case TA_STRING:
 	case TA_PRETTY:
 	case TA_VARLIST:
+	case TA_CONSTANT:
 		return T_STRING;
 	case TA_INT:
 	case TA_ADDRESS:

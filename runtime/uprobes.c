@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Probes on user-space programs and libraries: one uprobe consumer per
+ * probe, on the file's inode at a file offset, so the kernel places the
+ * breakpoint in every process that maps the file, now or later. Markers'
+ * semaphores are counted by the kernel (the ref_ctr offset). A .return
+ * is a uretprobe; the values its body needs from the entry are kept per
+ * call in a pool keyed by thread and stack pointer, which recursion and
+ * longjmp cannot confuse (a stale entry is reused, its return counted
+ * as missed).
+ *
+ * Handlers run in the probed thread's own context, on its way back to
+ * user mode; the hit itself runs like any other (rt_run_hit: interrupts
+ * off, the statement and time budgets) and reads user memory only
+ * through the fault-safe readers. With -c or -x, only the target (and
+ * for -c its descendants) counts.
+ */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "hit.h"
+#include "runtime.h"
+
+#if RT_UPROBES
+
+struct rt_uplace {
+	const struct rt_probe *p;
+	struct uprobe_consumer uc;
+	struct path path;	/* holds the inode and its mount while placed */
+	struct inode *inode;
+	void *handle;		/* the kernel's uprobe (6.12 and later) */
+	bool placed;
+};
+
+/* One call of a .return whose body needs entry values. */
+struct rt_ucall {
+	pid_t tid;		/* 0: free */
+	unsigned long sp;	/* the stack pointer at entry (at the return address) */
+	const struct rt_probe *p;
+	u64 stamp;		/* when taken: the oldest is reused when all are */
+	char data[];
+};
+
+static struct rt_uplace *rt_uplaces; /* by probe index */
+static char *rt_ucalls;
+static size_t rt_ucall_size, rt_nucalls;
+static u64 rt_ucall_clock;
+static DEFINE_RAW_SPINLOCK(rt_ucall_lock);
+static atomic64_t rt_ureturns_missed;
+
+static struct rt_ucall *rt_ucall_at(size_t i)
+{
+	return (struct rt_ucall *)(rt_ucalls + i * rt_ucall_size);
+}
+
+/* Is the current thread one the script watches? */
+static bool rt_user_target_ok(void)
+{
+	struct task_struct *t;
+	bool ok = false;
+	int depth;
+
+	if (!rt_sess.target || task_tgid_nr(current) == rt_sess.target)
+		return true;
+	if (!rt_sess.target_children)
+		return false;
+	rcu_read_lock();
+	t = current;
+	for (depth = 0; depth < 64 && !ok; depth++) {
+		struct task_struct *parent = rcu_dereference(t->real_parent);
+
+		if (!parent || parent == t)
+			break;
+		t = parent;
+		ok = task_tgid_nr(t) == rt_sess.target;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/* A slot for this call: a free one, else this thread's whose frame is
+ * gone (a stack pointer at or below ours), else the oldest. */
+static struct rt_ucall *rt_ucall_take(const struct rt_probe *p, unsigned long sp)
+{
+	struct rt_ucall *best = NULL, *u;
+	pid_t tid = task_pid_nr(current);
+	unsigned long flags;
+	size_t i;
+
+	raw_spin_lock_irqsave(&rt_ucall_lock, flags);
+	for (i = 0; i < rt_nucalls; i++) {
+		u = rt_ucall_at(i);
+		if (!u->tid || (u->tid == tid && u->sp <= sp)) {
+			best = u;
+			break;
+		}
+		if (!best || u->stamp < best->stamp)
+			best = u;
+	}
+	if (best) {
+		if (best->tid && (best->tid != tid || best->sp > sp))
+			atomic64_inc(&rt_ureturns_missed);
+		best->tid = tid;
+		best->sp = sp;
+		best->p = p;
+		best->stamp = ++rt_ucall_clock;
+	}
+	raw_spin_unlock_irqrestore(&rt_ucall_lock, flags);
+	return best;
+}
+
+static struct rt_ucall *rt_ucall_find(const struct rt_probe *p, unsigned long sp)
+{
+	pid_t tid = task_pid_nr(current);
+	unsigned long flags;
+	struct rt_ucall *found = NULL;
+	size_t i;
+
+	raw_spin_lock_irqsave(&rt_ucall_lock, flags);
+	for (i = 0; i < rt_nucalls && !found; i++) {
+		struct rt_ucall *u = rt_ucall_at(i);
+
+		if (u->tid == tid && u->sp == sp && u->p == p)
+			found = u;
+	}
+	raw_spin_unlock_irqrestore(&rt_ucall_lock, flags);
+	return found;
+}
+
+static void rt_ucall_free(struct rt_ucall *u)
+{
+	WRITE_ONCE(u->tid, 0);
+}
+
+static RT_UPROBE_HANDLER(rt_uprobe_hit)
+{
+	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
+	const struct rt_probe *p = up->p;
+	struct rt_ucall *call;
+
+	if (!rt_user_target_ok())
+		return 0;
+	if (p->kind == RT_UPROBE) {
+		rt_run_probe(p, regs);
+		return 0;
+	}
+	/* A .return's entry part: what the return will need, saved per call. */
+	call = rt_ucall_take(p, regs->sp);
+	if (!call) {
+		atomic64_inc(&rt_ureturns_missed);
+		return 0;
+	}
+	if (rt_run_hit(p, p->entry, regs, call->data))
+		rt_ucall_free(call);
+	return 0;
+}
+
+static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
+{
+	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
+	const struct rt_probe *p = up->p;
+	struct rt_ucall *call;
+
+	if (!rt_user_target_ok())
+		return 0;
+	if (!p->entry) {
+		rt_run_probe(p, regs);
+		return 0;
+	}
+	/* The return popped the return address: the entry's sp is 8 below. */
+	call = rt_ucall_find(p, regs->sp - 8);
+	if (!call) {
+		atomic64_inc(&rt_ureturns_missed);
+		return 0;
+	}
+	rt_run_hit(p, p->handler, regs, call->data);
+	rt_ucall_free(call);
+	return 0;
+}
+
+static const char *rt_uprobe_errno_text(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "no such file here";
+	case -EINVAL:
+		return "the offset is past the file's end or not where an instruction can be probed";
+	case -ENOTSUPP:
+	case -EOPNOTSUPP:
+		return "the instruction there cannot be probed";
+	case -EACCES:
+		return "not a regular file";
+	}
+	return "registration failed";
+}
+
+/* Place probe i (RT_UPROBE or RT_URETPROBE); 0 or a negative errno, with
+ * the reason in *why. */
+int rt_uprobe_place(int i, const char **why)
+{
+	struct rt_uplace *up = &rt_uplaces[i];
+	const struct rt_probe *p = &rt_script.probes[i];
+	int rc;
+
+	up->p = p;
+	rc = kern_path(p->symbol, LOOKUP_FOLLOW, &up->path);
+	if (rc) {
+		*why = rt_uprobe_errno_text(rc);
+		return rc;
+	}
+	/* On overlayfs, the uprobe belongs on the file underneath. */
+	up->inode = d_real_inode(up->path.dentry);
+	if (!S_ISREG(up->inode->i_mode)) {
+		path_put(&up->path);
+		*why = rt_uprobe_errno_text(-EACCES);
+		return -EACCES;
+	}
+	if (p->kind == RT_UPROBE || p->entry)
+		up->uc.handler = rt_uprobe_hit;
+	if (p->kind == RT_URETPROBE)
+		up->uc.ret_handler = rt_uretprobe_hit;
+	rc = rt_uprobe_register(up->inode, (loff_t)p->file_offset, (loff_t)p->sem_offset, &up->uc,
+				&up->handle);
+	if (rc) {
+		path_put(&up->path);
+		memset(&up->uc, 0, sizeof(up->uc));
+		*why = rt_uprobe_errno_text(rc);
+		return rc;
+	}
+	up->placed = true;
+	return 0;
+}
+
+/* The tables, before any probe is placed: sizes come from the script. */
+int rt_uprobes_prepare(void)
+{
+	size_t need = 0;
+	int i, n = 0;
+
+	for (i = 0; i < rt_script.nprobes; i++) {
+		const struct rt_probe *p = &rt_script.probes[i];
+
+		if (p->kind != RT_UPROBE && p->kind != RT_URETPROBE)
+			continue;
+		n++;
+		if (p->kind == RT_URETPROBE && p->entry && p->entry_size > need)
+			need = p->entry_size;
+	}
+	if (!n)
+		return 0;
+	rt_uplaces = kvcalloc(rt_script.nprobes, sizeof(*rt_uplaces), GFP_KERNEL);
+	if (!rt_uplaces)
+		return -ENOMEM;
+	if (need) {
+		rt_ucall_size = ALIGN(sizeof(struct rt_ucall) + need, 8);
+		rt_nucalls = rt_script.maxactive > 0 ? (size_t)rt_script.maxactive
+						     : max_t(size_t, 256, 64 * num_possible_cpus());
+		rt_ucalls = kvcalloc(rt_nucalls, rt_ucall_size, GFP_KERNEL);
+		if (!rt_ucalls) {
+			kvfree(rt_uplaces);
+			rt_uplaces = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Remove every placed uprobe; when this returns none of their handlers runs. */
+void rt_uprobes_stop(void)
+{
+	int i, removed = 0;
+	s64 missed;
+
+	if (!rt_uplaces)
+		return;
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_uplace *up = &rt_uplaces[i];
+
+		if (!up->placed)
+			continue;
+		rt_uprobe_unregister(up->inode, (loff_t)up->p->file_offset, &up->uc, up->handle);
+		removed++;
+	}
+	if (removed)
+		rt_uprobe_unregister_done();
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_uplace *up = &rt_uplaces[i];
+
+		if (up->placed)
+			path_put(&up->path);
+		up->placed = false;
+	}
+	missed = atomic64_read(&rt_ureturns_missed);
+	if (missed)
+		rt_message("warning",
+			   "%lld returns of user functions were missed (more calls in flight than MAXACTIVE = %zu, or a call left by longjmp)",
+			   (long long)missed, rt_nucalls);
+	kvfree(rt_uplaces);
+	rt_uplaces = NULL;
+	kvfree(rt_ucalls);
+	rt_ucalls = NULL;
+}
+
+#else
+
+int rt_uprobes_prepare(void)
+{
+	return 0;
+}
+
+int rt_uprobe_place(int i, const char **why)
+{
+	*why = "this kernel has no uprobes (CONFIG_UPROBES)";
+	return -EOPNOTSUPP;
+}
+
+void rt_uprobes_stop(void)
+{
+}
+
+#endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The program the process(...) tests probe: built -O2 -g (as Debian's
+ * packages are), PIE and not, with a shared library (libut.so) it calls,
+ * two static functions of one name in two files (ut-a.c, ut-b.c), a
+ * function that changes a struct passed by pointer, recursion, and SDT
+ * markers, one behind a semaphore (ut-sem.c).
+ *
+ *   ut run        each of those once
+ *   ut loop N     N rounds, 0.1 s apart, each printing the semaphore
+ *   ut fork       run, then the same in a child
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ut.h"
+
+__attribute__((noinline)) void ut_move(struct ut_point *p, int dx, int dy)
+{
+	p->x += dx;
+	p->y += dy;
+	p->sum = p->x + p->y;
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) int ut_fact(int n)
+{
+	int r = n <= 1 ? 1 : n * ut_fact(n - 1);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static void run_once(void)
+{
+	struct ut_point p = { 1, 2, 0, "origin" };
+	long big = 1234567890123L;
+
+	ut_move(&p, 3, 4);
+	printf("moved %d %d %ld\n", p.x, p.y, p.sum);
+	printf("helpers %d %d\n", ut_helper_a(10), ut_helper_b(20));
+	printf("lib %ld\n", ut_lib_add(2, 3));
+	printf("fact %d\n", ut_fact(5));
+	STAP_PROBE2(ut, pair, 7, -9);
+	STAP_PROBE3(ut, with_string, p.name, big, &p);
+	printf("guarded %d\n", ut_guarded(5));
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "run";
+
+	if (!strcmp(mode, "run")) {
+		run_once();
+	} else if (!strcmp(mode, "loop")) {
+		int n = argc > 2 ? atoi(argv[2]) : 10;
+		for (int i = 0; i < n; i++) {
+			printf("sem %u\n", ut_guarded_semaphore_value());
+			fflush(stdout);
+			ut_guarded(i);
+			usleep(100000);
+		}
+	} else if (!strcmp(mode, "fork")) {
+		run_once();
+		pid_t child = fork();
+		if (child == 0) {
+			run_once();
+			_exit(0);
+		}
+		waitpid(child, NULL, 0);
+	} else {
+		fprintf(stderr, "usage: ut run | loop N | fork\n");
+		return 2;
+	}
+	return 0;
+}

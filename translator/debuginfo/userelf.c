@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * User-space ELF files (userelf.h), read with libelf. Each is read once
+ * per run and kept: a script usually names one program many times.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo/userelf.h"
+#include "util.h"
+
+/* Where the dynamic linker looks when RUNPATH does not say (Debian, x86-64). */
+static const char *const system_lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/usr/local/lib",
+};
+
+static struct ptrvec opened; /* struct user_elf *, and failed paths' reasons below */
+
+char *user_find_program(const char *name, char **why)
+{
+	char *found = strchr(name, '/') ? xstrdup(name) : find_in_path(name);
+	if (!found) {
+		*why = xasprintf("no program '%s' on $PATH (give its absolute path)", name);
+		return NULL;
+	}
+	char *real = realpath(found, NULL);
+	if (!real) {
+		*why = xasprintf("%s: %s", found, strerror(errno));
+		free(found);
+		return NULL;
+	}
+	free(found);
+	return real;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct user_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->vaddr > y->vaddr) - (x->vaddr < y->vaddr);
+}
+
+/* The function and data symbols of one symbol table section. */
+static void read_symtab(struct user_elf *u, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count = data && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx >= SHN_LORESERVE || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)) ||
+		    !*name)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC)
+			continue;
+		if (u->nsyms == *cap) {
+			*cap = *cap ? 2 * *cap : 256;
+			u->syms = xrealloc(u->syms, *cap * sizeof *u->syms);
+		}
+		/* "malloc@@GLIBC_2.2.5" is malloc. */
+		u->syms[u->nsyms++] = (struct user_sym){ xstrndup(name, strcspn(name, "@")), sym.st_value,
+							 sym.st_size, type != STT_OBJECT };
+	}
+}
+
+/* SDT notes: "stapsdt" type 3, descriptor pc, base, semaphore, then the
+ * provider, name and argument strings. */
+static void read_notes(struct user_elf *u, Elf *elf, Elf_Scn *scn, uint64_t stapsdt_base)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off, cap = 0;
+	GElf_Nhdr nh;
+	while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+		const char *desc = (const char *)data->d_buf + desc_off;
+		if (nh.n_type != 3 || nh.n_namesz != 8 || memcmp(name, "stapsdt", 8) || nh.n_descsz < 27)
+			continue;
+		uint64_t w[3];
+		memcpy(w, desc, sizeof w);
+		const char *provider = desc + 24, *end = desc + nh.n_descsz;
+		const char *mark = memchr(provider, 0, (size_t)(end - provider));
+		const char *args = mark ? memchr(mark + 1, 0, (size_t)(end - mark - 1)) : NULL;
+		if (!args || !memchr(args + 1, 0, (size_t)(end - args - 1)))
+			continue;
+		mark++;
+		args++;
+		/* Prelinking moves the code: the note's base says where
+		 * .stapsdt.base was when the note was written. */
+		int64_t delta = stapsdt_base && w[1] ? (int64_t)(stapsdt_base - w[1]) : 0;
+		if (u->nnotes == cap) {
+			cap = cap ? 2 * cap : 16;
+			u->notes = xrealloc(u->notes, cap * sizeof *u->notes);
+		}
+		u->notes[u->nnotes++] = (struct sdt_note){ xstrdup(provider), xstrdup(mark),
+							   xstrdup(args), w[0] + (uint64_t)delta,
+							   w[2] ? w[2] + (uint64_t)delta : 0 };
+	}
+}
+
+static void read_dynamic(struct user_elf *u, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count = data && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Dyn dyn;
+		const char *s;
+		if (!gelf_getdyn(data, (int)i, &dyn))
+			continue;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+			continue;
+		if (!(s = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val)))
+			continue;
+		if (dyn.d_tag == DT_NEEDED) {
+			u->needed = xrealloc(u->needed, (u->nneeded + 1) * sizeof *u->needed);
+			u->needed[u->nneeded++] = xstrdup(s);
+		} else if (dyn.d_tag == DT_RUNPATH || !u->runpath) {
+			free(u->runpath);
+			u->runpath = xstrdup(s);
+		}
+	}
+}
+
+static struct user_elf *read_user_elf(const char *path, char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	size_t nph = 0, shstrndx = 0;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		*why = xasprintf("%s is not an ELF file", path);
+		goto fail;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		*why = xasprintf("%s is not an executable or a shared library (ELF type %d)", path,
+				 (int)eh.e_type);
+		goto fail;
+	}
+	if (eh.e_machine != EM_X86_64 || gelf_getclass(elf) != ELFCLASS64) {
+		*why = xasprintf("%s is not an x86-64 program (ELF machine %d, class %d)", path,
+				 (int)eh.e_machine, gelf_getclass(elf));
+		goto fail;
+	}
+	struct user_elf *u = xcalloc(1, sizeof *u);
+	u->path = xstrdup(path);
+	u->is_pie = eh.e_type == ET_DYN;
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		u->segs = xcalloc(nph + 1, sizeof *u->segs);
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph))
+				continue;
+			if (ph.p_type == PT_LOAD)
+				u->segs[u->nsegs++] = (struct user_segment){
+					ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
+					(ph.p_flags & PF_X) != 0, (ph.p_flags & PF_W) != 0 };
+		}
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
+	uint64_t stapsdt_base = 0;
+	Elf_Scn *notes = NULL, *symtab = NULL, *dynsym = NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_DYNAMIC)
+			read_dynamic(u, elf, scn, &sh);
+		else if (name && sh.sh_type == SHT_NOTE && !strcmp(name, ".note.stapsdt"))
+			notes = scn;
+		else if (name && !strcmp(name, ".stapsdt.base"))
+			stapsdt_base = sh.sh_addr;
+		else if (sh.sh_type == SHT_NOTE && !u->build_id) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t off = 0, no, dno;
+			GElf_Nhdr nh;
+			while (d && (off = gelf_getnote(d, off, &nh, &no, &dno)) > 0)
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp((char *)d->d_buf + no, "GNU", 4))
+					u->build_id = hex_string((unsigned char *)d->d_buf + dno, nh.n_descsz);
+		}
+	}
+	size_t cap = 0;
+	Elf_Scn *syms = symtab ? symtab : dynsym;
+	if (syms) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(syms, &sh))
+			read_symtab(u, elf, syms, &sh, &cap);
+		u->syms_dynamic = syms == dynsym;
+	}
+	qsort(u->syms, u->nsyms, sizeof *u->syms, sym_cmp);
+	if (notes)
+		read_notes(u, elf, notes, stapsdt_base);
+	elf_end(elf);
+	close(fd);
+	return u;
+fail:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return NULL;
+}
+
+const struct user_elf *user_elf_open(const char *path, char **why)
+{
+	for (size_t i = 0; i < opened.n; i++)
+		if (!strcmp(((struct user_elf *)opened.v[i])->path, path))
+			return opened.v[i];
+	struct user_elf *u = read_user_elf(path, why);
+	if (u)
+		pv_push(&opened, u);
+	return u;
+}
+
+bool user_elf_offset(const struct user_elf *u, uint64_t vaddr, uint64_t *offset)
+{
+	for (size_t i = 0; i < u->nsegs; i++) {
+		const struct user_segment *s = &u->segs[i];
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*offset = vaddr - s->vaddr + s->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct user_sym *user_elf_symbol(const struct user_elf *u, const char *name)
+{
+	size_t lo = 0, hi = u->nsyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(u->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->nsyms && !strcmp(u->syms[lo].name, name) ? &u->syms[lo] : NULL;
+}
+
+/* dir/name if it is a file, symlinks resolved; NULL otherwise. */
+static char *lib_in(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	char *real = file_exists(p) ? realpath(p, NULL) : NULL;
+	free(p);
+	return real;
+}
+
+/* The directories the dynamic linker searches for prog's libraries. */
+static void lib_dirs(const struct user_elf *prog, struct ptrvec *dirs)
+{
+	if (prog && prog->runpath) {
+		char *dir = xstrdup(prog->path), *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		char *rp = str_replace_all(prog->runpath, "$ORIGIN", dir);
+		char *save = NULL;
+		for (char *t = strtok_r(rp, ":", &save); t; t = strtok_r(NULL, ":", &save))
+			pv_push(dirs, xstrdup(t));
+		free(rp);
+		free(dir);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(system_lib_dirs); i++)
+		pv_push(dirs, xstrdup(system_lib_dirs[i]));
+}
+
+char *user_find_library(const struct user_elf *prog, const char *lib, char **why)
+{
+	if (strchr(lib, '/')) {
+		char *real = realpath(lib, NULL);
+		if (!real)
+			*why = xasprintf("%s: %s", lib, strerror(errno));
+		return real;
+	}
+	struct ptrvec dirs = { 0 };
+	lib_dirs(prog, &dirs);
+	char *found = NULL;
+	/* The libraries it needs, and theirs (what ldd lists), breadth first. */
+	struct ptrvec seen = { 0 };
+	if (prog)
+		pv_push(&seen, xstrdup(prog->path));
+	for (size_t k = 0; k < seen.n && !found && k < 64; k++) {
+		char *w = NULL;
+		const struct user_elf *u = user_elf_open(seen.v[k], &w);
+		free(w);
+		for (size_t i = 0; u && i < u->nneeded && !found; i++) {
+			char *path = NULL;
+			for (size_t d = 0; d < dirs.n && !path; d++)
+				path = lib_in(dirs.v[d], u->needed[i]);
+			if (!path)
+				continue;
+			if (!fnmatch(lib, u->needed[i], 0))
+				found = xstrdup(path);
+			if (!pv_has_string(&seen, path))
+				pv_push(&seen, path);
+			else
+				free(path);
+		}
+	}
+	for (size_t d = 0; d < dirs.n && !found; d++)
+		found = lib_in(dirs.v[d], lib);
+	if (!found)
+		*why = xasprintf("no library '%s'%s%s: it is not among the libraries the program needs, "
+				 "nor in the system's library directories",
+				 lib, prog ? " for " : "", prog ? prog->path : "");
+	pv_free_all(&seen);
+	pv_free_all(&dirs);
+	return found;
+}

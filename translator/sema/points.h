@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside the probe point families: what probes.c (the kernel's families)
+ * and uprobes.c (process(...)) share while they turn one point into
+ * concrete probes.
+ */
+#ifndef TAPLINE_POINTS_H
+#define TAPLINE_POINTS_H
+
+#include "debuginfo/dw.h"
+#include "sema/probes.h"
+
+struct comp {
+	const char *name;
+	const struct node *arg; /* N_NUM, N_STR or NULL */
+	struct loc loc;
+};
+
+struct pp_ctx {
+	struct session *s;
+	struct point *pt;
+	struct node *pp;
+	struct comp comps[8];
+	int n;
+	int made;          /* probes made so far */
+	long long maxactive; /* ".return.maxactive(N)": return probes' own limit; 0: none */
+};
+
+/* A probe of kind on symbol (NULL: the point itself names it); arg: a
+ * timer's period, a begin/end probe's priority. */
+struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symbol, long long arg);
+/* A probe on a site found through debug information (or a marker). */
+struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site);
+bool comp_is(const struct pp_ctx *c, int i, const char *name);
+bool want_number(const struct pp_ctx *c, int i, bool required, long long *out);
+/* "unknown probe point" with the nearest known shapes. */
+void unknown_shape(struct pp_ctx *c);
+/* True (after the error) when n matches are more than MAXWILDCARD allows. */
+bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, size_t n,
+		      const char *noun);
+/* A .return match of a wildcard that returns nothing while the body reads $return. */
+bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wild,
+			 const struct probe_site *site);
+/* "NAME[@FILE[:LINE[-LAST]]]" */
+bool split_function_spec(const char *spec, char **func, char **file, int *line, int *line_last);
+void offer_name(const char *name, void *sg);
+
+enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
+/* A DWARF query's sites, through the probe cache when it has them. */
+int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
+		const char *module_file, const char *build_id, const struct dw_query *q,
+		struct ptrvec *sites, size_t *left_out, char **why);
+
+/* uprobes.c: process("PATH")..., process(PID)..., process.begin/end. */
+void process_point(struct pp_ctx *c);
+
+#endif

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * process(...) probe points: functions, statements and SDT markers of a
+ * user-space program or of a library it uses, each a uprobe on the file
+ * at a file offset. Functions come from the file's DWARF (dw.c, with the
+ * debug file libdwfl finds), else from its symbol table with no
+ * variables; markers from its .note.stapsdt (userelf.c, sdt.c). A probe
+ * fires in every process that maps the file, whenever it starts; -c and
+ * -x narrow that to the target at run time.
+ */
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo/userelf.h"
+#include "front/diag.h"
+#include "sema/points.h"
+#include "sema/sema.h"
+
+/* The program a process point names: process("PATH"), process(PID) (its
+ * executable now), or plain process with -c (the command's program). */
+static char *program_of(struct pp_ctx *c, char **why)
+{
+	const struct comp *pc = &c->comps[0];
+	if (pc->arg && pc->arg->kind == N_STR)
+		return user_find_program(pc->arg->str, why);
+	if (pc->arg && pc->arg->kind == N_NUM) {
+		char link[64], exe[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/%lld/exe", pc->arg->num);
+		ssize_t n = readlink(link, exe, sizeof exe - 1);
+		if (n <= 0) {
+			*why = xasprintf("no process %lld on this machine", pc->arg->num);
+			return NULL;
+		}
+		exe[n] = 0;
+		return user_find_program(exe, why);
+	}
+	if (c->s->target_cmd) {
+		char *first = xstrndup(c->s->target_cmd, strcspn(c->s->target_cmd, " \t"));
+		char *path = user_find_program(first, why);
+		free(first);
+		return path;
+	}
+	*why = xstrdup("'process' without a program needs -c CMD, or name one: process(\"PATH\")");
+	return NULL;
+}
+
+/* A probe site's virtual address as a uprobe: the file offset. */
+static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum probe_kind kind,
+			   struct probe_site *site, struct loc loc)
+{
+	uint64_t vaddr = kind == PK_URETPROBE ? site->user_entry_vaddr : site->user_vaddr;
+	uint64_t off, sem = 0;
+	if (!user_elf_offset(u, vaddr, &off) ||
+	    (site->user_sem_vaddr && !user_elf_offset(u, site->user_sem_vaddr, &sem))) {
+		diag_error(loc, D_BAD_PROBE_ARG, "%s: address 0x%llx of %s is in no loaded segment",
+			   u->path, (unsigned long long)vaddr, site->function);
+		return false;
+	}
+	struct probe *p = add_site_probe(c, kind, site);
+	p->user_file = xstrdup(u->path);
+	p->file_offset = off;
+	p->sem_offset = sem;
+	return true;
+}
+
+/* Functions by the symbol table alone: one site per address (aliases
+ * such as malloc and __libc_malloc are one function). */
+static void symtab_sites(const struct user_elf *u, const char *pattern, struct ptrvec *sites)
+{
+	for (size_t i = 0; i < u->nsyms; i++) {
+		const struct user_sym *y = &u->syms[i];
+		if (!y->is_func || fnmatch(pattern, y->name, 0))
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < sites->n && !dup; k++)
+			dup = ((struct probe_site *)sites->v[k])->user_vaddr == y->vaddr;
+		if (dup)
+			continue;
+		struct probe_site *s = xcalloc(1, sizeof *s);
+		s->object = xstrdup(u->path);
+		s->object_file = xstrdup(u->path);
+		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
+		s->function = xstrdup(y->name);
+		s->source = u->syms_dynamic ? "dynamic symbol table" : "symbol table";
+		s->vars_loaded = true;
+		s->is_user = true;
+		s->user_vaddr = s->user_entry_vaddr = y->vaddr;
+		pv_push(sites, s);
+	}
+}
+
+static void user_functions(struct pp_ctx *c, const struct user_elf *u, int fi)
+{
+	const struct comp *fc = &c->comps[fi];
+	bool statement = comp_is(c, fi, "statement");
+	enum probe_kind kind = PK_UPROBE;
+	bool inlines = false;
+	if (c->n == fi + 2 && comp_is(c, fi + 1, "return") && !statement)
+		kind = PK_URETPROBE;
+	else if (c->n == fi + 2 && comp_is(c, fi + 1, "inline") && !statement)
+		inlines = true;
+	else if (c->n != fi + 1 && !(c->n == fi + 2 && comp_is(c, fi + 1, "call") && !statement)) {
+		unknown_shape(c);
+		return;
+	}
+	if (!fc->arg || fc->arg->kind != N_STR) {
+		diag_error(fc->arg ? fc->arg->loc : fc->loc, D_BAD_PROBE_ARG,
+			   "'%s' takes a function name in quotes, e.g. %s(\"main\")", fc->name, fc->name);
+		return;
+	}
+	char *func, *file;
+	struct dw_query q = { 0 };
+	if (!split_function_spec(fc->arg->str, &func, &file, &q.line, &q.line_last) ||
+	    (q.line_last && !statement) || (statement && (!file || !q.line))) {
+		diag_error(fc->arg->loc, D_BAD_PROBE_ARG, "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE%s",
+			   fc->arg->str, statement ? " (a statement needs FILE and LINE)" : "");
+		free(func);
+		free(file);
+		return;
+	}
+	q.function = func;
+	q.file = file;
+	q.at_entry = kind == PK_URETPROBE;
+	struct ptrvec sites = { 0 };
+	size_t left_out = 0;
+	char *why = NULL;
+	struct dw *d = sema_debuginfo(c->s);
+	dw_user_debug_dirs(d, &c->s->debuginfo_dirs);
+	int r = c->s->force_symtab ? -1
+		: query_sites(c, statement ? Q_STATEMENTS : inlines ? Q_INLINES : Q_FUNCTIONS, u->path,
+			      u->path, NULL, &q, &sites, &left_out, &why);
+	if (r < 0) {
+		/* No DWARF: the symbol table has names and addresses, no more. */
+		if (statement || inlines || file) {
+			diag_error(fc->arg->loc, D_NO_DEBUGINFO,
+				   "%s needs the debug information of %s: %s", statement ? "a statement probe"
+				   : inlines ? ".inline" : "a source file", u->path,
+				   why ? why : "none was found");
+			diag_hint("install its -dbg or -dbgsym package, or name its debug file's directory "
+				  "with --debuginfo-path");
+			goto out;
+		}
+		if (c->s->verbose)
+			fprintf(stderr, "%s: no DWARF (%s): placing by the %s\n", u->path,
+				why ? why : "none found", u->syms_dynamic ? "dynamic symbol table" : "symbol table");
+		symtab_sites(u, func, &sites);
+	}
+	char *what = xasprintf("'%s' in '%s'", fc->arg->str, u->path);
+	bool too_many = too_many_matches(c, fc->arg->loc, what, sites.n, "places");
+	free(what);
+	size_t placed = 0;
+	for (size_t i = 0; i < sites.n && !too_many; i++) {
+		struct probe_site *s = sites.v[i];
+		if (returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, s))
+			continue;
+		placed += add_user_probe(c, u, kind, s, fc->arg->loc);
+	}
+	if (!placed && !too_many && !c->pt->optional) {
+		if (statement) {
+			diag_error(fc->arg->loc, D_UNKNOWN_USER_FUNCTION,
+				   "no statement of a function matching '%s' begins at %s:%d in %s", func,
+				   file, q.line, u->path);
+		} else {
+			diag_error(fc->arg->loc, D_UNKNOWN_USER_FUNCTION, "%s has no function matching '%s'",
+				   u->path, fc->arg->str);
+			if (!u->nsyms && r < 0)
+				diag_note(fc->arg->loc, "it has no symbols at all (stripped) and no debug "
+							"information");
+			struct suggest sg;
+			suggest_init(&sg, func);
+			for (size_t i = 0; i < u->nsyms; i++)
+				if (u->syms[i].is_func)
+					suggest_offer(&sg, u->syms[i].name);
+			suggest_hint(&sg, NULL);
+		}
+	}
+out:
+	free(why);
+	pv_free(&sites);
+	free(func);
+	free(file);
+}
+
+/* A marker's arguments as the site's variables $arg1..$argN. */
+static void mark_vars(const struct user_elf *u, const struct sdt_note *note, struct probe_site *s)
+{
+	int n = sdt_nargs(note);
+	s->vars = xcalloc((size_t)n + 1, sizeof *s->vars);
+	for (int i = 1; i <= n; i++) {
+		char *why = NULL;
+		struct tvar *v = &s->vars[s->nvars++];
+		if (!sdt_arg(u, note, i, v, &why)) {
+			static struct ctype long_type = { .kind = CT_INT, .name = "long", .size = 8,
+							  .is_signed = true, .complete = true };
+			*v = (struct tvar){ .name = xasprintf("arg%d", i), .type = &long_type,
+					    .loc = { .kind = TL_NONE, .why = why }, .is_param = true };
+		}
+	}
+	s->vars_loaded = true;
+}
+
+/* A marker's name as written: '-' stands for "__" (SystemTap's rule). */
+static char *mark_pattern(const char *name)
+{
+	return str_replace_all(name, "-", "__");
+}
+
+static void user_marks(struct pp_ctx *c, const struct user_elf *u, int pi)
+{
+	const struct comp *prov = comp_is(c, pi, "provider") ? &c->comps[pi] : NULL;
+	int mi = prov ? pi + 1 : pi;
+	const struct comp *mc = &c->comps[mi];
+	if (!comp_is(c, mi, "mark") || c->n != mi + 1) {
+		unknown_shape(c);
+		return;
+	}
+	if (!mc->arg || mc->arg->kind != N_STR || (prov && (!prov->arg || prov->arg->kind != N_STR))) {
+		diag_error(mc->loc, D_BAD_PROBE_ARG,
+			   "'mark' and 'provider' take names in quotes, e.g. mark(\"query__start\")");
+		return;
+	}
+	char *pattern = mark_pattern(mc->arg->str);
+	char *ppattern = prov ? mark_pattern(prov->arg->str) : NULL;
+	size_t placed = 0, matched = 0;
+	for (size_t i = 0; i < u->nnotes; i++) {
+		const struct sdt_note *note = &u->notes[i];
+		if (fnmatch(pattern, note->name, 0) || (ppattern && fnmatch(ppattern, note->provider, 0)))
+			continue;
+		matched++;
+	}
+	if (too_many_matches(c, mc->arg->loc, "the mark", matched, "markers"))
+		goto out;
+	for (size_t i = 0; i < u->nnotes; i++) {
+		const struct sdt_note *note = &u->notes[i];
+		if (fnmatch(pattern, note->name, 0) || (ppattern && fnmatch(ppattern, note->provider, 0)))
+			continue;
+		struct probe_site *s = xcalloc(1, sizeof *s);
+		s->object = xstrdup(u->path);
+		s->object_file = xstrdup(u->path);
+		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
+		s->function = xstrdup(note->name);
+		s->mark_provider = xstrdup(note->provider);
+		s->source = "SDT";
+		s->is_user = true;
+		s->user_vaddr = s->user_entry_vaddr = note->pc;
+		s->user_sem_vaddr = note->sem;
+		mark_vars(u, note, s);
+		placed += add_user_probe(c, u, PK_UPROBE, s, mc->arg->loc);
+	}
+	if (!placed && !c->pt->optional && !diag_errors()) {
+		diag_error(mc->arg->loc, D_UNKNOWN_MARK, "%s has no marker matching '%s%s%s'", u->path,
+			   ppattern ? ppattern : "", ppattern ? ":" : "", pattern);
+		if (!u->nnotes)
+			diag_note(mc->arg->loc, "it has no SDT markers (no .note.stapsdt section)");
+		struct suggest sg;
+		suggest_init(&sg, pattern);
+		for (size_t i = 0; i < u->nnotes; i++)
+			suggest_offer(&sg, u->notes[i].name);
+		suggest_hint(&sg, NULL);
+	}
+out:
+	free(pattern);
+	free(ppattern);
+}
+
+void process_point(struct pp_ctx *c)
+{
+	const struct comp *pc = &c->comps[0];
+	if (pc->arg && pc->arg->kind != N_STR && pc->arg->kind != N_NUM) {
+		unknown_shape(c);
+		return;
+	}
+	if (c->n < 2) {
+		unknown_shape(c);
+		return;
+	}
+	char *why = NULL;
+	struct loc loc = pc->arg ? pc->arg->loc : pc->loc;
+	char *path = program_of(c, &why);
+	const struct user_elf *prog = path ? user_elf_open(path, &why) : NULL;
+	if (!prog) {
+		if (!c->pt->optional)
+			diag_error(loc, D_NO_PROGRAM, "%s", why);
+		free(why);
+		free(path);
+		return;
+	}
+	const struct user_elf *u = prog;
+	int next = 1;
+	if (comp_is(c, 1, "library")) {
+		const struct comp *lc = &c->comps[1];
+		if (!lc->arg || lc->arg->kind != N_STR) {
+			diag_error(lc->loc, D_BAD_PROBE_ARG,
+				   "'library' takes a library's name or path in quotes, e.g. library(\"libc.so.6\")");
+			free(path);
+			return;
+		}
+		char *lib = user_find_library(prog, lc->arg->str, &why);
+		u = lib ? user_elf_open(lib, &why) : NULL;
+		free(lib);
+		if (!u) {
+			if (!c->pt->optional)
+				diag_error(lc->arg->loc, D_NO_PROGRAM, "%s", why);
+			free(why);
+			free(path);
+			return;
+		}
+		next = 2;
+	}
+	if (comp_is(c, next, "function") || comp_is(c, next, "statement"))
+		user_functions(c, u, next);
+	else if (comp_is(c, next, "mark") || comp_is(c, next, "provider"))
+		user_marks(c, u, next);
+	else
+		unknown_shape(c);
+	free(path);
+}
