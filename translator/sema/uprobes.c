@@ -167,7 +167,10 @@ static void user_functions(struct pp_ctx *c, const struct user_elf *u, int fi)
 		} else {
 			diag_error(fc->arg->loc, D_UNKNOWN_USER_FUNCTION, "%s has no function matching '%s'",
 				   u->path, fc->arg->str);
-			if (!u->nsyms && r < 0)
+			size_t nfuncs = 0;
+			for (size_t i = 0; i < u->nsyms; i++)
+				nfuncs += u->syms[i].is_func;
+			if (!nfuncs && r < 0)
 				diag_note(fc->arg->loc, "it has no symbols at all (stripped) and no debug "
 							"information");
 			struct suggest sg;
@@ -251,7 +254,7 @@ static void user_marks(struct pp_ctx *c, const struct user_elf *u, int pi)
 		mark_vars(u, note, s);
 		placed += add_user_probe(c, u, PK_UPROBE, s, mc->arg->loc);
 	}
-	if (!placed && !c->pt->optional && !diag_errors()) {
+	if (!placed && !matched && !c->pt->optional) {
 		diag_error(mc->arg->loc, D_UNKNOWN_MARK, "%s has no marker matching '%s%s%s'", u->path,
 			   ppattern ? ppattern : "", ppattern ? ":" : "", pattern);
 		if (!u->nnotes)
