@@ -1300,6 +1300,9 @@ struct walk {
 	struct ptrvec *sites;
 	size_t *left_out;
 	int found;
+	/* The candidates' symbols matched: a user function is one whose DWARF
+	 * names it otherwise (libc's malloc is __libc_malloc). */
+	bool symbol_matched;
 	void (*each)(const char *name, void *ctx);
 	void *ctx;
 };
@@ -1451,7 +1454,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		w->each(name, w->ctx);
 		return;
 	}
-	if (fnmatch(w->q->function, name, 0) != 0)
+	if (fnmatch(w->q->function, name, 0) != 0 && !w->symbol_matched)
 		return;
 	const char *file = decl_file(w->o, die);
 	if (getenv("TAPLINE_CHECK_DECL_FILE")) {
@@ -1720,6 +1723,7 @@ static void walk_symbols(struct walk *w)
 				add_candidate(w, value - o->bias, &v, &n, &cap);
 		}
 	}
+	w->symbol_matched = o->is_user;
 	consider_candidates(w, v, n);
 	free(v);
 }
