@@ -38,7 +38,9 @@ struct rt_context {
 #define RT_STACK_BUDGET 4096
 
 enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT,
-		     RT_PROFILE, RT_PERF, RT_UPROBE, RT_URETPROBE };
+		     RT_PROFILE, RT_PERF, RT_UPROBE, RT_URETPROBE,
+		     /* symbol: the program's path (0: any); offset: a process id (0: any) */
+		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END };
 
 /* A global a handler uses, and whether it writes it (sorted by index). */
 struct rt_lock {

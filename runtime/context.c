@@ -19,6 +19,20 @@
 
 #include "runtime.h"
 
+/*
+ * The task a hit is about: the current one, except in process and thread
+ * begin and end probes, which tasks.c runs for a task that is not running
+ * (a new child at fork, a process found at start).
+ */
+DEFINE_PER_CPU(struct task_struct *, rt_task_override);
+
+static __always_inline struct task_struct *rt_hit_task(void)
+{
+	struct task_struct *t = this_cpu_read(rt_task_override);
+
+	return t ? t : current;
+}
+
 /* Script strings hold at least 16 bytes (MAXSTRINGLEN >= 16): comm fits whole. */
 static_assert(TASK_COMM_LEN == 16);
 
@@ -26,7 +40,7 @@ void rt_execname(struct rt_context *c, char *buf, rt_size size)
 {
 	/* comm can change under us; a torn name is acceptable, a long one is
 	 * not. Two word copies, no string functions: this is on hot paths. */
-	memcpy(buf, current->comm, TASK_COMM_LEN);
+	memcpy(buf, rt_hit_task()->comm, TASK_COMM_LEN);
 	buf[TASK_COMM_LEN - 1] = 0;
 }
 
@@ -36,19 +50,19 @@ rt_long rt_execname_is(struct rt_context *c, const struct rt_comm *name)
 
 	/* Two word loads (comm need not be aligned); name is zero-padded to
 	 * 16 bytes, and mask covers its length and the NUL after it. */
-	memcpy(comm, current->comm, sizeof(comm));
+	memcpy(comm, rt_hit_task()->comm, sizeof(comm));
 	return ((comm[0] ^ name->w[0]) & name->mask[0]) == 0 &&
 	       ((comm[1] ^ name->w[1]) & name->mask[1]) == 0;
 }
 
 rt_long rt_pid(struct rt_context *c)
 {
-	return task_tgid_nr(current);
+	return task_tgid_nr(rt_hit_task());
 }
 
 rt_long rt_tid(struct rt_context *c)
 {
-	return task_pid_nr(current);
+	return task_pid_nr(rt_hit_task());
 }
 
 rt_long rt_ppid(struct rt_context *c)
@@ -56,14 +70,14 @@ rt_long rt_ppid(struct rt_context *c)
 	rt_long pid;
 
 	rcu_read_lock();
-	pid = task_tgid_nr(rcu_dereference(current->real_parent));
+	pid = task_tgid_nr(rcu_dereference(rt_hit_task()->real_parent));
 	rcu_read_unlock();
 	return pid;
 }
 
 rt_long rt_uid(struct rt_context *c)
 {
-	return from_kuid_munged(&init_user_ns, current_uid());
+	return from_kuid_munged(&init_user_ns, task_uid(rt_hit_task()));
 }
 
 rt_long rt_cpu(struct rt_context *c)
@@ -178,30 +192,30 @@ rt_long rt_return_value(struct rt_context *c)
 
 rt_long rt_gid(struct rt_context *c)
 {
-	return from_kgid_munged(&init_user_ns, current_gid());
+	return from_kgid_munged(&init_user_ns, task_cred_xxx(rt_hit_task(), gid));
 }
 
 rt_long rt_euid(struct rt_context *c)
 {
-	return from_kuid_munged(&init_user_ns, current_euid());
+	return from_kuid_munged(&init_user_ns, task_euid(rt_hit_task()));
 }
 
 rt_long rt_egid(struct rt_context *c)
 {
-	return from_kgid_munged(&init_user_ns, current_egid());
+	return from_kgid_munged(&init_user_ns, task_cred_xxx(rt_hit_task(), egid));
 }
 
 void rt_pexecname(struct rt_context *c, char *buf, rt_size size)
 {
 	rcu_read_lock();
-	memcpy(buf, rcu_dereference(current->real_parent)->comm, TASK_COMM_LEN);
+	memcpy(buf, rcu_dereference(rt_hit_task()->real_parent)->comm, TASK_COMM_LEN);
 	rcu_read_unlock();
 	buf[TASK_COMM_LEN - 1] = 0;
 }
 
 rt_long rt_task_current(struct rt_context *c)
 {
-	return (rt_long)(unsigned long)current;
+	return (rt_long)(unsigned long)rt_hit_task();
 }
 
 rt_long rt_hz(struct rt_context *c)

@@ -802,6 +802,12 @@ static int rt_place(struct rt_placed *pl)
 	case RT_UPROBE:
 	case RT_URETPROBE:
 		return rt_uprobe_place((int)(pl - rt_placed), &pl->why);
+	case RT_PROCESS_BEGIN:
+	case RT_PROCESS_END:
+	case RT_THREAD_BEGIN:
+	case RT_THREAD_END:
+		/* All of them at once, by rt_tasks_start(). */
+		return 0;
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -942,6 +948,11 @@ int rt_probes_start(void)
 		break;
 	}
 	mutex_unlock(&rt_placing);
+	/* Last: process begin probes for what runs already may start now. */
+	if (!err && rt_tasks_start()) {
+		rt_request_stop(1);
+		err = -EIO;
+	}
 	return err;
 }
 
@@ -1150,6 +1161,7 @@ void rt_probes_stop(void)
 		unregister_module_notifier(&rt_module_nb);
 		rt_notifier_registered = false;
 	}
+	rt_tasks_stop();
 	mutex_lock(&rt_placing);
 	rt_remove_ftrace_entries();
 	rt_remove_fprobe_returns();
@@ -1193,6 +1205,10 @@ void rt_probes_stop(void)
 			break;
 		case RT_UPROBE:
 		case RT_URETPROBE:
+		case RT_PROCESS_BEGIN:
+		case RT_PROCESS_END:
+		case RT_THREAD_BEGIN:
+		case RT_THREAD_END:
 		case RT_BEGIN:
 		case RT_END:
 		case RT_ERROR:

@@ -173,6 +173,10 @@ int rt_probes_start(void);
 int rt_uprobes_prepare(void);
 int rt_uprobe_place(int i, const char **why);
 void rt_uprobes_stop(void);
+/* tasks.c: process and thread begin and end probes; the -c/-x filter. */
+int rt_tasks_start(void);
+void rt_tasks_stop(void);
+bool rt_task_is_target(struct task_struct *t);
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);

@@ -57,31 +57,6 @@ static struct rt_ucall *rt_ucall_at(size_t i)
 	return (struct rt_ucall *)(rt_ucalls + i * rt_ucall_size);
 }
 
-/* Is the current thread one the script watches? */
-static bool rt_user_target_ok(void)
-{
-	struct task_struct *t;
-	bool ok = false;
-	int depth;
-
-	if (!rt_sess.target || task_tgid_nr(current) == rt_sess.target)
-		return true;
-	if (!rt_sess.target_children)
-		return false;
-	rcu_read_lock();
-	t = current;
-	for (depth = 0; depth < 64 && !ok; depth++) {
-		struct task_struct *parent = rcu_dereference(t->real_parent);
-
-		if (!parent || parent == t)
-			break;
-		t = parent;
-		ok = task_tgid_nr(t) == rt_sess.target;
-	}
-	rcu_read_unlock();
-	return ok;
-}
-
 /* A slot for this call: a free one, else this thread's whose frame is
  * gone (a stack pointer at or below ours), else the oldest. */
 static struct rt_ucall *rt_ucall_take(const struct rt_probe *p, unsigned long sp)
@@ -142,7 +117,7 @@ static RT_UPROBE_HANDLER(rt_uprobe_hit)
 	const struct rt_probe *p = up->p;
 	struct rt_ucall *call;
 
-	if (!rt_user_target_ok())
+	if (!rt_task_is_target(current))
 		return 0;
 	if (p->kind == RT_UPROBE) {
 		rt_run_probe(p, regs);
@@ -165,7 +140,7 @@ static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 	const struct rt_probe *p = up->p;
 	struct rt_ucall *call;
 
-	if (!rt_user_target_ok())
+	if (!rt_task_is_target(current))
 		return 0;
 	if (!p->entry) {
 		rt_run_probe(p, regs);

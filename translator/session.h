@@ -48,6 +48,9 @@ enum probe_kind {
 	PK_PERF,    /* perf.*: a perf counter's overflow on every CPU */
 	PK_UPROBE,  /* a user-space program or library: a uprobe on its file */
 	PK_URETPROBE,
+	/* process[("PATH"|PID)][.thread].begin/.end: user_file is the program
+	 * (NULL: any), offset the process id (0: any) */
+	PK_PROCESS_BEGIN, PK_PROCESS_END, PK_THREAD_BEGIN, PK_THREAD_END,
 };
 
 /*

@@ -9,7 +9,9 @@
  *   ut run        each of those once
  *   ut loop N     N rounds, 0.1 s apart, each printing the semaphore
  *   ut fork       run, then the same in a child
+ *   ut thread     run, then the same in a second thread
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,12 @@ static void run_once(void)
 	fflush(stdout);
 }
 
+static void *thread_main(void *arg)
+{
+	run_once();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "run";
@@ -72,8 +80,13 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		waitpid(child, NULL, 0);
+	} else if (!strcmp(mode, "thread")) {
+		pthread_t t;
+		run_once();
+		pthread_create(&t, NULL, thread_main, NULL);
+		pthread_join(t, NULL);
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread\n");
 		return 2;
 	}
 	return 0;

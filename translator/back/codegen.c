@@ -1418,6 +1418,14 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_UPROBE";
 	case PK_URETPROBE:
 		return "RT_URETPROBE";
+	case PK_PROCESS_BEGIN:
+		return "RT_PROCESS_BEGIN";
+	case PK_PROCESS_END:
+		return "RT_PROCESS_END";
+	case PK_THREAD_BEGIN:
+		return "RT_THREAD_BEGIN";
+	case PK_THREAD_END:
+		return "RT_THREAD_END";
 	}
 	return "RT_BEGIN";
 }

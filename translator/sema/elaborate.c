@@ -257,6 +257,14 @@ static const char *kind_text(enum probe_kind k)
 		return "uprobe";
 	case PK_URETPROBE:
 		return "uretprobe";
+	case PK_PROCESS_BEGIN:
+		return "process begin";
+	case PK_PROCESS_END:
+		return "process end";
+	case PK_THREAD_BEGIN:
+		return "thread begin";
+	case PK_THREAD_END:
+		return "thread end";
 	}
 	return "?";
 }

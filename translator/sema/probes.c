@@ -35,6 +35,10 @@ static const char *const known_shapes[] = {
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return", "module.function", "module.function.call",
 	"module.function.return", "module.function.inline", "module.statement", "kernel.trace",
+	"process.function", "process.function.call", "process.function.return",
+	"process.function.inline", "process.statement", "process.mark", "process.provider.mark",
+	"process.library.function", "process.library.function.return", "process.library.mark",
+	"process.begin", "process.end", "process.thread.begin", "process.thread.end",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -49,6 +53,10 @@ static const char *const families[] = {
 	"module(\"m\").statement(\"name@file:line\")",
 	"kernel.statement(\"name@file:line\")",
 	"kernel.trace(\"[system:]name\")",
+	"process(\"PATH\")[.library(\"LIB\")].function(\"name[@file[:line]]\")[.call|.return|.inline]",
+	"process(\"PATH\")[.library(\"LIB\")].statement(\"name@file:line\")",
+	"process(\"PATH\")[.library(\"LIB\")][.provider(\"p\")].mark(\"name\")",
+	"process[(\"PATH\"|PID)][.thread].begin|end",
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */

@@ -270,6 +270,31 @@ out:
 	free(ppattern);
 }
 
+/* process[("PATH"|PID)][.thread].begin/.end: no program means any. */
+static void lifetime_point(struct pp_ctx *c, bool thread, bool begin)
+{
+	const struct comp *pc = &c->comps[0];
+	char *path = NULL, *why = NULL;
+	if (pc->arg && pc->arg->kind == N_STR) {
+		const struct user_elf *u = NULL;
+		path = user_find_program(pc->arg->str, &why);
+		if (path)
+			u = user_elf_open(path, &why);
+		if (!u) {
+			if (!c->pt->optional)
+				diag_error(pc->arg->loc, D_NO_PROGRAM, "%s", why);
+			free(why);
+			free(path);
+			return;
+		}
+	}
+	enum probe_kind kind = thread ? (begin ? PK_THREAD_BEGIN : PK_THREAD_END)
+				      : (begin ? PK_PROCESS_BEGIN : PK_PROCESS_END);
+	struct probe *p = add_probe(c, kind, NULL, 0);
+	p->user_file = path;
+	p->offset = pc->arg && pc->arg->kind == N_NUM ? pc->arg->num : 0;
+}
+
 void process_point(struct pp_ctx *c)
 {
 	const struct comp *pc = &c->comps[0];
@@ -279,6 +304,12 @@ void process_point(struct pp_ctx *c)
 	}
 	if (c->n < 2) {
 		unknown_shape(c);
+		return;
+	}
+	bool thread = comp_is(c, 1, "thread");
+	int last = thread ? 2 : 1;
+	if (c->n == last + 1 && (comp_is(c, last, "begin") || comp_is(c, last, "end"))) {
+		lifetime_point(c, thread, comp_is(c, last, "begin"));
 		return;
 	}
 	char *why = NULL;
