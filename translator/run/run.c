@@ -51,8 +51,8 @@ static int run_in_vm(struct session *s)
 		return 1;
 	char *guest_ko = xasprintf("/m/%s.ko", s->module_name);
 	struct vm_file files[] = {
-		{ s->staprun_path, "/bin/staprun", 0755 },
-		{ s->ko_file, guest_ko, 0644 },
+		{ .host_path = s->staprun_path, .guest_path = "/bin/staprun", .mode = 0755 },
+		{ .host_path = s->ko_file, .guest_path = guest_ko, .mode = 0644 },
 	};
 	struct ptrvec argv = { 0 };
 	add_arg(&argv, "staprun");

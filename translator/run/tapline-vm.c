@@ -27,6 +27,7 @@ static void usage(FILE *f)
 	      "  -j, --job-timeout SECONDS  kill each job after this long\n"
 	      "  -f, --file HOST[:GUEST] copy a file into the guest (default GUEST: /m/BASENAME;\n"
 	      "                          a GUEST ending in / is a directory)\n"
+	      "  -s, --symlink GUEST=TARGET  make GUEST a symbolic link to TARGET in the guest\n"
 	      "  -k, --keep DIR          work in DIR and leave it (initramfs, console log, qemu.sh)\n"
 	      "  -a, --append ARGS       add ARGS to the kernel command line\n"
 	      "  -m, --memory MB         guest memory (default 512)\n"
@@ -186,6 +187,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "job-timeout", required_argument, NULL, 'j' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "symlink", required_argument, NULL, 's' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "append", required_argument, NULL, 'a' },
 		{ "memory", required_argument, NULL, 'm' },
@@ -209,7 +211,7 @@ int main(int argc, char **argv)
 
 	util_set_progname("tapline-vm");
 	/* '+': stop at the first job, whose command may well contain dashes. */
-	while ((opt = getopt_long(argc, argv, "+r:t:j:f:k:a:m:c:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+r:t:j:f:s:k:a:m:c:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			cfg.release = optarg;
@@ -224,6 +226,15 @@ int main(int argc, char **argv)
 			files = xrealloc(files, (cfg.nfiles + 1) * sizeof(*files));
 			files[cfg.nfiles++] = parse_file(optarg);
 			break;
+		case 's': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || optarg[0] != '/' || !eq[1])
+				fatal("-s wants GUEST=TARGET with an absolute GUEST, not '%s'", optarg);
+			files = xrealloc(files, (cfg.nfiles + 1) * sizeof(*files));
+			files[cfg.nfiles++] = (struct vm_file){ .guest_path = xstrndup(optarg, (size_t)(eq - optarg)),
+								.link_target = eq + 1 };
+			break;
+		}
 		case 'k':
 			cfg.keep_dir = optarg;
 			break;

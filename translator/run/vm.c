@@ -1231,10 +1231,15 @@ static bool run_archive(const struct run *r, const char *script, struct cpio *c)
 
 		if (!g || g[0] != '/' || !strcmp(g, "/init") || !strncmp(g, "/tapline/", 9) ||
 		    !strcmp(g, "/bin/busybox")) {
-			fprintf(stderr, "vm: cannot put %s at %s in the guest: %s\n", f->host_path,
+			fprintf(stderr, "vm: cannot put %s at %s in the guest: %s\n",
+				f->host_path ? f->host_path : f->link_target,
 				g ? g : "(null)",
 				g && g[0] == '/' ? "the runner uses that path" : "not an absolute path");
 			return false;
+		}
+		if (!f->host_path) {
+			cpio_add_symlink(c, g, f->link_target);
+			continue;
 		}
 		if (!cpio_add_file(c, g, f->host_path, f->mode ? f->mode : -1)) {
 			fprintf(stderr, "vm: cannot read %s: %s\n", f->host_path, strerror(errno));

@@ -14,9 +14,10 @@
 
 /* A host file copied into the initramfs. mode 0: the host file's permission bits. */
 struct vm_file {
-	const char *host_path;
+	const char *host_path;	/* NULL: a symbolic link to link_target */
 	const char *guest_path;	/* absolute; not /init or under /tapline */
 	int mode;
+	const char *link_target;
 };
 
 /*
