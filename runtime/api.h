@@ -24,8 +24,11 @@ typedef unsigned long rt_size;
  * One probe hit's state, per CPU. Generated code reads and writes these
  * fields directly; the runtime keeps more state around them.
  */
+struct pt_regs;
+
 struct rt_context {
 	const char *error;      /* set when the hit failed: the code unwinds (to a catch) */
+	struct pt_regs *regs;   /* the probed code's registers at the hit; 0: none */
 	rt_long actions;        /* statements this hit may still execute */
 	char *sp, *sp_end;      /* the per-CPU stack that holds script locals */
 	int depth;              /* nested script function calls */
@@ -384,6 +387,21 @@ void rt_print_stack(struct rt_context *c, const char *addrs);
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip) at the probe. what:
  * the script expression, for the error when the hit has no registers. */
 unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc);
+/*
+ * The same, inline, for a constant regno: x86-64's struct pt_regs has one
+ * layout in every kernel (r15 first, ..., ax at word 10, ip at 16, sp at
+ * 19; memory.c asserts it when the runtime is built), so the word is read
+ * directly, and only a hit without registers calls rt_reg() to fail.
+ */
+static inline unsigned long rt_regval(struct rt_context *c, int regno, const char *what,
+				      const char *loc)
+{
+	static const unsigned char word[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 };
+
+	if (__builtin_expect(!c->regs || regno < 0 || regno > 16, 0))
+		return rt_reg(c, regno, what, loc);
+	return ((const unsigned long *)c->regs)[word[regno]];
+}
 /* Argument n (1, 2, ...) of the probed function at its entry, by the
  * x86-64 calling convention (registers, then the stack), size 4 (sign- or
  * zero-extended) or 8 bytes. */

@@ -88,7 +88,7 @@ rt_long rt_cpu(struct rt_context *c)
 void rt_probefunc(struct rt_context *c, char *buf, rt_size size)
 {
 	const struct rt_probe *p = rt_cpu_of(c)->probe;
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	/* A sampled hit is in whatever it interrupted: the kernel function
 	 * there, or "" in user space. */
@@ -107,7 +107,7 @@ void rt_probefunc(struct rt_context *c, char *buf, rt_size size)
 rt_long rt_addr(struct rt_context *c)
 {
 	const struct rt_probe *p = rt_cpu_of(c)->probe;
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	if (p && p->kind == RT_KPROBE)
 		return rt_probe_addr(p);
@@ -116,7 +116,7 @@ rt_long rt_addr(struct rt_context *c)
 
 rt_long rt_uaddr(struct rt_context *c)
 {
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	if (regs && user_mode(regs))
 		return (rt_long)instruction_pointer(regs);
@@ -149,7 +149,7 @@ rt_long rt_pid2task(struct rt_context *c, rt_long pid)
 /* Whether the hit interrupted user space (timer.profile, perf). */
 rt_long rt_user_mode(struct rt_context *c)
 {
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	return regs && user_mode(regs);
 }
@@ -185,7 +185,7 @@ rt_long rt_jiffies(struct rt_context *c)
 
 rt_long rt_return_value(struct rt_context *c)
 {
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	return regs ? regs_return_value(regs) : 0;
 }

@@ -21,7 +21,7 @@ static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_pro
 					 struct pt_regs *regs, rt_long actions)
 {
 	cpu->probe = p;
-	cpu->regs = regs;
+	cpu->c.regs = regs;
 	cpu->c.error = NULL;
 	cpu->hit_start = rt_cycles();
 	if (likely(actions <= RT_ACTION_WINDOW)) {

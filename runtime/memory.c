@@ -25,9 +25,18 @@ static const unsigned short rt_dwarf_regs[] = {
 	offsetof(struct pt_regs, r15), offsetof(struct pt_regs, ip),
 };
 
+/* rt_regval() (api.h) reads pt_regs by these word numbers. */
+static_assert(offsetof(struct pt_regs, r15) == 0 * 8 && offsetof(struct pt_regs, r12) == 3 * 8 &&
+	      offsetof(struct pt_regs, bp) == 4 * 8 && offsetof(struct pt_regs, bx) == 5 * 8 &&
+	      offsetof(struct pt_regs, r11) == 6 * 8 && offsetof(struct pt_regs, r8) == 9 * 8 &&
+	      offsetof(struct pt_regs, ax) == 10 * 8 && offsetof(struct pt_regs, cx) == 11 * 8 &&
+	      offsetof(struct pt_regs, dx) == 12 * 8 && offsetof(struct pt_regs, si) == 13 * 8 &&
+	      offsetof(struct pt_regs, di) == 14 * 8 && offsetof(struct pt_regs, ip) == 16 * 8 &&
+	      offsetof(struct pt_regs, sp) == 19 * 8);
+
 unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const char *loc)
 {
-	struct pt_regs *regs = rt_cpu_of(c)->regs;
+	struct pt_regs *regs = c->regs;
 
 	if (!regs) {
 		rt_failf(c, loc, NULL, "%s: this probe has no registers to read it from", what);
@@ -46,7 +55,7 @@ rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const c
 	static const int arg_regs[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
 	unsigned long v;
 
-	if (!rt_cpu_of(c)->regs) {
+	if (!c->regs) {
 		rt_failf(c, loc, NULL, "%s: this probe has no registers to read it from", what);
 		return 0;
 	}
@@ -63,7 +72,7 @@ rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const c
 
 		unsigned long at = sp + 8 * (unsigned long)(n - 6);
 
-		v = user_mode(rt_cpu_of(c)->regs) ? (unsigned long)rt_uread(c, at, 8, 0, what, loc)
+		v = user_mode(c->regs) ? (unsigned long)rt_uread(c, at, 8, 0, what, loc)
 						  : (unsigned long)rt_kread(c, at, 8, 0, what, loc);
 	}
 	if (size == 4)

@@ -41,7 +41,6 @@ struct rt_cpu {
 	struct rt_context c;
 	int busy;                     /* a hit is running: a nested one is skipped */
 	const struct rt_probe *probe;
-	struct pt_regs *regs;
 	char *entry_data;             /* a return probe's per-call data (rt_entry_data) */
 	char *stack;                  /* script locals (rt_script.frame_size) */
 	char *out;                    /* this hit's output, committed at its end */
@@ -177,6 +176,11 @@ void rt_uprobes_stop(void);
 int rt_tasks_start(void);
 void rt_tasks_stop(void);
 bool rt_task_is_target(struct task_struct *t);
+/* The same, without a call when there is no target (-c, -x). */
+static __always_inline bool rt_is_target(struct task_struct *t)
+{
+	return !READ_ONCE(rt_sess.target) || rt_task_is_target(t);
+}
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);

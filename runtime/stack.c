@@ -24,7 +24,7 @@
 static int rt_callchain(struct rt_context *c, unsigned long *addrs, int max)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
-	struct pt_regs *regs = cpu->regs;
+	struct pt_regs *regs = cpu->c.regs;
 	struct unwind_state state;
 	bool own_regs = regs && cpu->probe && cpu->probe->kind != RT_TRACEPOINT;
 	int n = 0;

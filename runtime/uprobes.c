@@ -117,7 +117,7 @@ static RT_UPROBE_HANDLER(rt_uprobe_hit)
 	const struct rt_probe *p = up->p;
 	struct rt_ucall *call;
 
-	if (!rt_task_is_target(current))
+	if (!rt_is_target(current))
 		return 0;
 	if (p->kind == RT_UPROBE) {
 		rt_run_probe(p, regs);
@@ -140,7 +140,7 @@ static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 	const struct rt_probe *p = up->p;
 	struct rt_ucall *call;
 
-	if (!rt_task_is_target(current))
+	if (!rt_is_target(current))
 		return 0;
 	if (!p->entry) {
 		rt_run_probe(p, regs);

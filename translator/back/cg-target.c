@@ -59,7 +59,7 @@ static char *cg_ops(struct reader *r, const struct tloc *l)
 		switch (op->kind) {
 		case LO_REG:
 			stack[sp] = new_long_temp(g);
-			emit(g, "%s = (rt_long)rt_reg(c, %lld, %s, %s);", stack[sp], (long long)op->arg,
+			emit(g, "%s = (rt_long)rt_regval(c, %lld, %s, %s);", stack[sp], (long long)op->arg,
 			     r->what, r->loc);
 			fail_check(g);
 			sp++;

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The reference for bench/uprobe-hitcost: a uprobe with an empty handler
+ * on one file (path=) at one file offset (offset=), or with ret=1 a
+ * uretprobe with an empty return handler: what the uprobe mechanism alone
+ * costs per hit. The kernel's uprobe API changed in 6.12; the bench script
+ * passes -DHC_UPROBE_NOSYNC when the kernel exports uprobe_unregister_nosync.
+ */
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/uprobes.h>
+
+static char *path = "";
+module_param(path, charp, 0444);
+static unsigned long offset;
+module_param(offset, ulong, 0444);
+static bool ret;
+module_param(ret, bool, 0444);
+
+static struct path hc_path;
+static struct inode *hc_inode;
+#ifdef HC_UPROBE_NOSYNC
+static struct uprobe *hc_uprobe;
+#endif
+
+static int hc_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static int hc_ret_handler(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct uprobe_consumer hc_uc;
+
+static int __init hc_init(void)
+{
+	int rc = kern_path(path, LOOKUP_FOLLOW, &hc_path);
+
+	if (rc)
+		return rc;
+	hc_inode = d_real_inode(hc_path.dentry);
+	if (ret)
+		hc_uc.ret_handler = hc_ret_handler;
+	else
+		hc_uc.handler = hc_handler;
+#ifdef HC_UPROBE_NOSYNC
+	hc_uprobe = uprobe_register(hc_inode, offset, 0, &hc_uc);
+	rc = IS_ERR(hc_uprobe) ? PTR_ERR(hc_uprobe) : 0;
+#else
+	rc = uprobe_register(hc_inode, offset, &hc_uc);
+#endif
+	if (rc)
+		path_put(&hc_path);
+	return rc;
+}
+
+static void __exit hc_exit(void)
+{
+#ifdef HC_UPROBE_NOSYNC
+	uprobe_unregister_nosync(hc_uprobe, &hc_uc);
+	uprobe_unregister_sync();
+#else
+	uprobe_unregister(hc_inode, offset, &hc_uc);
+#endif
+	path_put(&hc_path);
+}
+
+module_init(hc_init);
+module_exit(hc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("an empty uprobe or uretprobe, the floor of bench/uprobe-hitcost");
