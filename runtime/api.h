@@ -101,6 +101,21 @@ struct rt_static {
 	unsigned long addr;          /* run time; 0: not known now */
 };
 
+/* A user-space file probes are in, and its symbols for usymname() and the
+ * like, by file offset (what a mapping of the file gives at run time). */
+struct rt_usym {
+	rt_size offset, size;
+	rt_size name;            /* in the object's names */
+};
+
+struct rt_uobject {
+	const char *path;
+	const struct rt_usym *syms; /* sorted by offset */
+	rt_size nsyms;
+	const char *names;
+	void *inode;             /* run time: its inode while the script runs */
+};
+
 struct rt_script {
 	int api_version;
 	const struct rt_probe *probes; /* begin probes first, end probes last */
@@ -132,6 +147,8 @@ struct rt_script {
 	 * ns of any interval ns (STP_OVERLOAD_*); interval 0: no check. */
 	rt_long overload_interval_ns, overload_threshold_ns;
 	rt_long maxmemory_kb;    /* kernel memory the script may take; 0: a quarter of RAM */
+	struct rt_uobject *uobjects; /* the user-space files probes are in */
+	rt_size nuobjects;
 };
 
 extern const struct rt_script rt_script;
@@ -380,6 +397,12 @@ void rt_print_backtrace(struct rt_context *c);
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size);
 /* Each address of a backtrace() string, symbolized, one line each. */
 void rt_print_stack(struct rt_context *c, const char *addrs);
+
+/* The same for user-space addresses of the current process, in the files
+ * the script probes (uprobes.c); umodname: the file mapped there. */
+void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 
 /* --- the probed code's state (target variables) --- */
 

@@ -18,12 +18,130 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/namei.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "hit.h"
 #include "runtime.h"
+
+/* --- user-space symbols: usymname(), usymdata(), umodname() --- */
+
+static struct path *rt_uobject_paths;
+
+/* The inode of each file probes are in, held while the script runs: a
+ * mapping is matched to its file by it. */
+static void rt_uobjects_start(void)
+{
+	rt_size i;
+
+	rt_uobject_paths = kcalloc(rt_script.nuobjects, sizeof(*rt_uobject_paths), GFP_KERNEL);
+	for (i = 0; rt_uobject_paths && i < rt_script.nuobjects; i++)
+		if (!kern_path(rt_script.uobjects[i].path, LOOKUP_FOLLOW, &rt_uobject_paths[i]))
+			WRITE_ONCE(rt_script.uobjects[i].inode, d_real_inode(rt_uobject_paths[i].dentry));
+}
+
+static void rt_uobjects_stop(void)
+{
+	rt_size i;
+
+	for (i = 0; rt_uobject_paths && i < rt_script.nuobjects; i++)
+		if (rt_script.uobjects[i].inode) {
+			WRITE_ONCE(rt_script.uobjects[i].inode, NULL);
+			path_put(&rt_uobject_paths[i]);
+		}
+	kfree(rt_uobject_paths);
+	rt_uobject_paths = NULL;
+}
+
+/* What is at a user address of the current task: the file mapped there
+ * (its path in path, "" if none), and in a file the script probes, the
+ * symbol at or before it (*sym, 0 if none) and the offset into that.
+ * Never sleeps: the memory map's lock is only tried. */
+static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size,
+			    const struct rt_uobject **obj, const struct rt_usym **sym, rt_size *off)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	rt_size i, lo, hi, fileoff;
+
+	path[0] = 0;
+	*obj = NULL;
+	*sym = NULL;
+	if (!mm || (current->flags & PF_KTHREAD) || in_nmi() || !mmap_read_trylock(mm))
+		return;
+	vma = find_vma(mm, addr);
+	if (!vma || addr < vma->vm_start || !vma->vm_file)
+		goto out;
+	fileoff = addr - vma->vm_start + ((rt_size)vma->vm_pgoff << PAGE_SHIFT);
+	for (i = 0; i < rt_script.nuobjects && !*obj; i++)
+		if (READ_ONCE(rt_script.uobjects[i].inode) == file_inode(vma->vm_file))
+			*obj = &rt_script.uobjects[i];
+	if (*obj) {
+		strscpy(path, (*obj)->path, size);
+		lo = 0;
+		hi = (*obj)->nsyms;
+		while (lo < hi) {
+			rt_size mid = lo + (hi - lo) / 2;
+
+			if ((*obj)->syms[mid].offset <= fileoff)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && (!(*obj)->syms[lo - 1].size ||
+			   fileoff < (*obj)->syms[lo - 1].offset + (*obj)->syms[lo - 1].size)) {
+			*sym = &(*obj)->syms[lo - 1];
+			*off = fileoff - (*sym)->offset;
+		}
+	} else {
+		char *p = d_path(&vma->vm_file->f_path, path, (int)size);
+
+		if (IS_ERR(p))
+			path[0] = 0;
+		else
+			memmove(path, p, strlen(p) + 1);
+	}
+out:
+	mmap_read_unlock(mm);
+}
+
+void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	const struct rt_uobject *obj;
+	const struct rt_usym *sym;
+	rt_size off;
+
+	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
+	if (sym)
+		strscpy(buf, obj->names + sym->name, size);
+	else
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+}
+
+void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	const struct rt_uobject *obj;
+	const struct rt_usym *sym;
+	rt_size off;
+
+	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
+	if (sym)
+		snprintf(buf, size, "%s+0x%lx/0x%lx [%s]", obj->names + sym->name, (unsigned long)off,
+			 (unsigned long)sym->size, obj->path);
+	else
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+}
+
+void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	const struct rt_uobject *obj;
+	const struct rt_usym *sym;
+	rt_size off;
+
+	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
+}
 
 #if RT_UPROBES
 
@@ -227,6 +345,7 @@ int rt_uprobes_prepare(void)
 	}
 	if (!n)
 		return 0;
+	rt_uobjects_start();
 	rt_uplaces = kvcalloc(rt_script.nprobes, sizeof(*rt_uplaces), GFP_KERNEL);
 	if (!rt_uplaces)
 		return -ENOMEM;
@@ -278,6 +397,7 @@ void rt_uprobes_stop(void)
 	rt_uplaces = NULL;
 	kvfree(rt_ucalls);
 	rt_ucalls = NULL;
+	rt_uobjects_stop();
 }
 
 #else

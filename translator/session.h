@@ -173,6 +173,9 @@ struct program {
 	struct ptrvec embedded;  /* top-level embedded C, in order (struct node *) */
 	bool uses_embedded_c;    /* guru-mode C anywhere: built with the full kbuild */
 	uint64_t printk_offset;  /* _printk's offset from _text (the runtime finds _text by it); 0: unknown */
+	/* pass 2: the user-space files probes are placed in (const struct
+	 * user_elf *), whose symbols usymname() and the like look up */
+	struct ptrvec user_objects;
 };
 
 struct kernel;

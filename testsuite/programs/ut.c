@@ -10,7 +10,10 @@
  *   ut loop N     N rounds, 0.1 s apart, each printing the semaphore
  *   ut fork       run, then the same in a child
  *   ut thread     run, then the same in a second thread
+ *   ut dlopen     load libut-plugin.so (beside the program) and call it
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +88,22 @@ int main(int argc, char **argv)
 		run_once();
 		pthread_create(&t, NULL, thread_main, NULL);
 		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "dlopen")) {
+		char path[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+		if (n <= 0)
+			return 1;
+		path[n] = 0;
+		strcpy(strrchr(path, '/') + 1, "libut-plugin.so");
+		void *h = dlopen(path, RTLD_NOW);
+		int (*plugin)(int) = h ? (int (*)(int))dlsym(h, "ut_plugin") : NULL;
+		if (!plugin) {
+			fprintf(stderr, "ut: %s\n", dlerror());
+			return 1;
+		}
+		printf("plugin %d\n", plugin(6));
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen\n");
 		return 2;
 	}
 	return 0;

@@ -277,10 +277,16 @@ char *cg_builtin(struct cg *g, struct node *n)
 	}
 	case B_ERRNO_STR:
 	case B_SYMNAME:
-	case B_SYMDATA: {
+	case B_SYMDATA:
+	case B_USYMNAME:
+	case B_USYMDATA:
+	case B_UMODNAME: {
 		static const char *const fn[] = { [B_ERRNO_STR] = "rt_errno_str",
 						  [B_SYMNAME] = "rt_symname",
-						  [B_SYMDATA] = "rt_symdata" };
+						  [B_SYMDATA] = "rt_symdata",
+						  [B_USYMNAME] = "rt_usymname",
+						  [B_USYMDATA] = "rt_usymdata",
+						  [B_UMODNAME] = "rt_umodname" };
 		char *v = cg_expr(g, n->list);
 		res = new_string_temp(g);
 		emit(g, "%s(c, %s, %lld, %s);", fn[b->id], res, g->maxstr, v);

@@ -26,6 +26,7 @@
 
 #include "back/cg.h"
 #include "debuginfo/kernel.h"
+#include "debuginfo/userelf.h"
 #include "front/diag.h"
 #include "sema/builtins.h"
 #include "sema/regcomp.h"
@@ -1393,6 +1394,65 @@ static int cg_locks(const struct session *s, const struct handler *h, struct str
 	return n;
 }
 
+static int usym_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * The user-space files probes are in, each with its symbols by file
+ * offset (what the runtime computes from a mapping), for usymname() and
+ * the like: rt_uobjects[], and their symbol names in one string.
+ */
+static void cg_user_objects(struct session *s, struct strbuf *file)
+{
+	const struct ptrvec *objs = &s->prog.user_objects;
+	size_t *emitted = xcalloc(objs->n + 1, sizeof *emitted);
+	for (size_t i = 0; i < objs->n; i++) {
+		const struct user_elf *u = objs->v[i];
+		/* offset, size, name index: sorted by offset, one per offset */
+		uint64_t (*rows)[3] = xcalloc(u->nsyms + 1, sizeof *rows);
+		size_t n = 0;
+		for (size_t k = 0; k < u->nsyms; k++) {
+			uint64_t off;
+			if (user_elf_offset(u, u->syms[k].vaddr, &off))
+				rows[n][0] = off, rows[n][1] = u->syms[k].size, rows[n++][2] = k;
+		}
+		qsort(rows, n, sizeof *rows, usym_cmp);
+		struct strbuf names;
+		sb_init(&names);
+		sb_printf(file, "static const struct rt_usym rt_uo%zu_syms[] = {\n", i);
+		size_t out = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (k && rows[k][0] == rows[k - 1][0])
+				continue;
+			sb_printf(file, "\t{ 0x%llx, 0x%llx, %zu },\n", (unsigned long long)rows[k][0],
+				  (unsigned long long)rows[k][1], names.len);
+			const char *name = u->syms[rows[k][2]].name;
+			sb_add(&names, name, strlen(name) + 1);
+			out++;
+		}
+		sb_printf(file, "%s};\n", out ? "" : "\t{ 0, 0, 0 }\n");
+		char *lit = c_string(names.s ? names.s : "", names.len);
+		sb_printf(file, "static const char rt_uo%zu_names[] = %s;\n", i, lit);
+		free(lit);
+		sb_free(&names);
+		free(rows);
+		emitted[i] = out;
+	}
+	sb_printf(file, "static struct rt_uobject rt_uobjects[] = {\n");
+	for (size_t i = 0; i < objs->n; i++) {
+		const struct user_elf *u = objs->v[i];
+		char *path = c_string(u->path, strlen(u->path));
+		sb_printf(file, "\t{ .path = %s, .syms = rt_uo%zu_syms, .nsyms = %zu, .names = rt_uo%zu_names },\n",
+			  path, i, emitted[i], i);
+		free(path);
+	}
+	sb_printf(file, "%s};\n\n", objs->n ? "" : "\t{ 0 }\n");
+	free(emitted);
+}
+
 static const char *rt_kind(enum probe_kind k)
 {
 	switch (k) {
@@ -1616,6 +1676,8 @@ char *cg_translate(struct session *s)
 	long long iter_slots = 0;
 	cg_data_tables(&g, &file, &nmaps, &nstats, &iter_slots);
 
+	cg_user_objects(s, &file);
+
 	/* The static objects read (globals, functions' static variables): the
 	 * runtime fills in their addresses as their objects come and go. */
 	if (g.statics.n) {
@@ -1693,6 +1755,8 @@ char *cg_translate(struct session *s)
 		  "\t.overload_interval_ns = %lld,\n"
 		  "\t.overload_threshold_ns = %lld,\n"
 		  "\t.maxmemory_kb = %lld,\n"
+		  "\t.uobjects = rt_uobjects,\n"
+		  "\t.nuobjects = %zu,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1703,7 +1767,7 @@ char *cg_translate(struct session *s)
 		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset,
 		  g.statics.n ? "rt_statics" : "0", g.statics.n, lim[LIMIT_MAXHITTIME],
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
-		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY]);
+		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n);
 	pv_free(&g.statics);
 	free(nlocks);
 	free(g.map_of);

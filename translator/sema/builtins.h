@@ -69,6 +69,9 @@
 	/* kernel symbols and call chains */ \
 	X(B_SYMNAME, "symname", "s:l", false, "The name of the kernel function or object at an address.") \
 	X(B_SYMDATA, "symdata", "s:l", false, "The symbol at an address with offset, size and module: \"vfs_read+0x10/0x1a0 [kernel]\".") \
+	X(B_USYMNAME, "usymname", "s:l", true, "The name of the function or object at a user-space address of the current process, in a file the script probes (else the address in hex).") \
+	X(B_USYMDATA, "usymdata", "s:l", true, "The user-space symbol at an address with offset, size and file: \"main+0x10/0x80 [/usr/bin/prog]\".") \
+	X(B_UMODNAME, "umodname", "s:l", true, "The file (program or library) mapped at a user-space address of the current process (\"\" if none).") \
 	X(B_BACKTRACE, "backtrace", "s:", true, "The kernel call chain of the hit, innermost first, as hex addresses.") \
 	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, "Print the kernel call chain of the hit, one symbolized line per frame.") \
 	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, "The kernel call chain as print_backtrace() prints it.") \

@@ -331,6 +331,13 @@ static struct target_access *resolve_var(struct resolver *r)
 	const struct tvar *g = v ? NULL : unit_global(r, name);
 	if (g)
 		return plan_static(r, g, a);
+	if (!v && site->mark_provider) {
+		err(r, "marker %s:%s has %zu argument%s: no '$%s'", site->mark_provider, site->function,
+		    site->nvars, site->nvars == 1 ? "" : "s", name);
+		if (!r->quiet)
+			hint(r, "@defined($%s) tells whether a marker has it", name);
+		return NULL;
+	}
 	if (!v) {
 		bool btf = site->source && !strcmp(site->source, "BTF");
 		err(r, "'$%s' is not a parameter%s of %s at this probe", name,

@@ -61,6 +61,11 @@ static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum prob
 		return false;
 	}
 	struct probe *p = add_site_probe(c, kind, site);
+	bool known = false;
+	for (size_t i = 0; i < c->s->prog.user_objects.n && !known; i++)
+		known = c->s->prog.user_objects.v[i] == u;
+	if (!known)
+		pv_push(&c->s->prog.user_objects, (void *)u);
 	p->user_file = xstrdup(u->path);
 	p->file_offset = off;
 	p->sem_offset = sem;
