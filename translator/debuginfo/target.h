@@ -178,6 +178,7 @@ struct probe_site {
 	uint64_t user_entry_vaddr; /* the function's entry, where a .return's uretprobe goes */
 	uint64_t user_sem_vaddr;   /* a marker's semaphore; 0: none */
 	char *mark_provider;       /* a marker (function is its name); NULL: not one */
+	bool is_plt;               /* a PLT entry (function: the function it calls) */
 };
 
 /* The site's variables, loaded on first use. */

@@ -133,6 +133,66 @@ static void read_dynamic(struct user_elf *u, Elf *elf, Elf_Scn *scn, const GElf_
 	}
 }
 
+/* Dynamic relocations: the address of each GOT slot they fill, and the
+ * symbol named. */
+struct got_slot {
+	uint64_t addr;
+	char *name;
+};
+
+static void read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct got_slot **v, size_t *n)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *data = elf_getdata(scn, NULL), *syms;
+	size_t count = data && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	if (!symscn || !gelf_getshdr(symscn, &symsh) || !(syms = elf_getdata(symscn, NULL)))
+		return;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		int type;
+		if (!gelf_getrela(data, (int)i, &r))
+			continue;
+		type = (int)GELF_R_TYPE(r.r_info);
+		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		*v = xrealloc(*v, (*n + 1) * sizeof **v);
+		(*v)[(*n)++] = (struct got_slot){ r.r_offset, xstrndup(name, strcspn(name, "@")) };
+	}
+}
+
+/*
+ * PLT entries: each holds an indirect jump through a GOT slot, "jmp
+ * *DISP(%rip)" (ff 25, after a bnd prefix and endbr64 in .plt.sec); the
+ * slot's relocation names the function. An entry starts at its section's
+ * entry size (16, or 8 in .plt.got) boundary.
+ */
+static void read_plt(struct user_elf *u, Elf_Scn *scn, const GElf_Shdr *sh,
+		     const struct got_slot *slots, size_t nslots)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const unsigned char *b = data ? data->d_buf : NULL;
+	uint64_t ent = sh->sh_entsize >= 8 ? sh->sh_entsize : 16;
+	for (size_t i = 0; b && i + 6 <= data->d_size; i++) {
+		if (b[i] != 0xff || b[i + 1] != 0x25)
+			continue;
+		int32_t disp;
+		memcpy(&disp, b + i + 2, 4);
+		uint64_t slot = sh->sh_addr + i + 6 + (uint64_t)(int64_t)disp;
+		for (size_t k = 0; k < nslots; k++)
+			if (slots[k].addr == slot) {
+				u->plts = xrealloc(u->plts, (u->nplts + 1) * sizeof *u->plts);
+				u->plts[u->nplts++] = (struct user_sym){ xstrdup(slots[k].name),
+									 sh->sh_addr + i / ent * ent, ent, true };
+				break;
+			}
+	}
+}
+
 static struct user_elf *read_user_elf(const char *path, char **why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -176,7 +236,9 @@ static struct user_elf *read_user_elf(const char *path, char **why)
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		shstrndx = 0;
 	uint64_t stapsdt_base = 0;
-	Elf_Scn *notes = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *notes = NULL, *symtab = NULL, *dynsym = NULL, *plts[3] = { 0 };
+	struct got_slot *slots = NULL;
+	size_t nslots = 0;
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		const char *name;
@@ -189,6 +251,14 @@ static struct user_elf *read_user_elf(const char *path, char **why)
 			dynsym = scn;
 		else if (sh.sh_type == SHT_DYNAMIC)
 			read_dynamic(u, elf, scn, &sh);
+		else if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC))
+			read_relocs(elf, scn, &sh, &slots, &nslots);
+		else if (name && !strcmp(name, ".plt"))
+			plts[0] = scn;
+		else if (name && !strcmp(name, ".plt.sec"))
+			plts[1] = scn;
+		else if (name && !strcmp(name, ".plt.got"))
+			plts[2] = scn;
 		else if (name && sh.sh_type == SHT_NOTE && !strcmp(name, ".note.stapsdt"))
 			notes = scn;
 		else if (name && !strcmp(name, ".stapsdt.base"))
@@ -214,6 +284,14 @@ static struct user_elf *read_user_elf(const char *path, char **why)
 	qsort(u->syms, u->nsyms, sizeof *u->syms, sym_cmp);
 	if (notes)
 		read_notes(u, elf, notes, stapsdt_base);
+	for (int k = 0; k < 3; k++) {
+		GElf_Shdr sh;
+		if (plts[k] && gelf_getshdr(plts[k], &sh))
+			read_plt(u, plts[k], &sh, slots, nslots);
+	}
+	for (size_t k = 0; k < nslots; k++)
+		free(slots[k].name);
+	free(slots);
 	elf_end(elf);
 	close(fd);
 	return u;

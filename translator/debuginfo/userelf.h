@@ -48,6 +48,8 @@ struct user_elf {
 	bool syms_dynamic;   /* from .dynsym: the file was stripped */
 	struct sdt_note *notes;
 	size_t nnotes;
+	struct user_sym *plts; /* PLT entries, by the function they call; vaddr: the entry */
+	size_t nplts;
 	char **needed;       /* DT_NEEDED */
 	size_t nneeded;
 	char *runpath;       /* DT_RUNPATH, else DT_RPATH; NULL: none */

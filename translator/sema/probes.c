@@ -39,6 +39,7 @@ static const char *const known_shapes[] = {
 	"process.function.inline", "process.statement", "process.mark", "process.provider.mark",
 	"process.library.function", "process.library.function.return", "process.library.mark",
 	"process.begin", "process.end", "process.thread.begin", "process.thread.end",
+	"process.plt", "process.plt.return",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -57,6 +58,7 @@ static const char *const families[] = {
 	"process(\"PATH\")[.library(\"LIB\")].statement(\"name@file:line\")",
 	"process(\"PATH\")[.library(\"LIB\")][.provider(\"p\")].mark(\"name\")",
 	"process[(\"PATH\"|PID)][.thread].begin|end",
+	"process(\"PATH\").plt[(\"name\")][.return]",
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
@@ -115,6 +117,8 @@ struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct prob
 		sb_puts(&b, "kernel.");
 	if (site->mark_provider)
 		sb_printf(&b, "provider(\"%s\").mark(\"%s", site->mark_provider, site->function);
+	else if (site->is_plt)
+		sb_printf(&b, "plt(\"%s", site->function);
 	else
 		sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
 	if (site->decl_file)

@@ -300,6 +300,47 @@ static void lifetime_point(struct pp_ctx *c, bool thread, bool begin)
 	p->offset = pc->arg && pc->arg->kind == N_NUM ? pc->arg->num : 0;
 }
 
+/* .plt("NAME")[.return]: the PLT entries of the functions NAME matches,
+ * where the program calls into a library. */
+static void user_plts(struct pp_ctx *c, const struct user_elf *u, int pi)
+{
+	const struct comp *pc = &c->comps[pi];
+	enum probe_kind kind = PK_UPROBE;
+	if (c->n == pi + 2 && comp_is(c, pi + 1, "return"))
+		kind = PK_URETPROBE;
+	else if (c->n != pi + 1) {
+		unknown_shape(c);
+		return;
+	}
+	const char *pattern = pc->arg && pc->arg->kind == N_STR ? pc->arg->str : "*";
+	size_t placed = 0;
+	for (size_t i = 0; i < u->nplts; i++) {
+		const struct user_sym *y = &u->plts[i];
+		if (fnmatch(pattern, y->name, 0))
+			continue;
+		struct probe_site *s = xcalloc(1, sizeof *s);
+		s->object = xstrdup(u->path);
+		s->object_file = xstrdup(u->path);
+		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
+		s->function = xstrdup(y->name);
+		s->source = "PLT";
+		s->vars_loaded = true;
+		s->is_user = true;
+		s->is_plt = true;
+		s->user_vaddr = s->user_entry_vaddr = y->vaddr;
+		placed += add_user_probe(c, u, kind, s, pc->arg ? pc->arg->loc : pc->loc);
+	}
+	if (!placed && !c->pt->optional) {
+		diag_error(pc->arg ? pc->arg->loc : pc->loc, D_UNKNOWN_USER_FUNCTION,
+			   "%s has no PLT entry for a function matching '%s'", u->path, pattern);
+		struct suggest sg;
+		suggest_init(&sg, pattern);
+		for (size_t i = 0; i < u->nplts; i++)
+			suggest_offer(&sg, u->plts[i].name);
+		suggest_hint(&sg, NULL);
+	}
+}
+
 void process_point(struct pp_ctx *c)
 {
 	const struct comp *pc = &c->comps[0];
@@ -354,6 +395,8 @@ void process_point(struct pp_ctx *c)
 		user_functions(c, u, next);
 	else if (comp_is(c, next, "mark") || comp_is(c, next, "provider"))
 		user_marks(c, u, next);
+	else if (comp_is(c, next, "plt"))
+		user_plts(c, u, next);
 	else
 		unknown_shape(c);
 	free(path);
