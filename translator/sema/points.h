@@ -44,6 +44,9 @@ bool returns_nothing_for(struct pp_ctx *c, enum probe_kind kind, bool wild,
 /* "NAME[@FILE[:LINE[-LAST]]]" */
 bool split_function_spec(const char *spec, char **func, char **file, int *line, int *line_last);
 void offer_name(const char *name, void *sg);
+/* For a statement probe that matched nothing: the nearest lines that have one. */
+void statement_hint(struct dw *d, const char *module, const char *module_file,
+		    const struct dw_query *q);
 
 enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
 /* A DWARF query's sites, through the probe cache when it has them. */

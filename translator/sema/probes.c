@@ -879,8 +879,8 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 }
 
 /* Where statements of the function do begin, near the line asked for. */
-static void statement_hint(struct dw *d, const char *module, const char *module_file,
-			   const struct dw_query *q)
+void statement_hint(struct dw *d, const char *module, const char *module_file,
+		    const struct dw_query *q)
 {
 	int below, above;
 	dw_statement_lines_near(d, module, module_file, q, &below, &above);

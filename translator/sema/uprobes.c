@@ -169,6 +169,7 @@ static void user_functions(struct pp_ctx *c, const struct user_elf *u, int fi)
 			diag_error(fc->arg->loc, D_UNKNOWN_USER_FUNCTION,
 				   "no statement of a function matching '%s' begins at %s:%d in %s", func,
 				   file, q.line, u->path);
+			statement_hint(d, u->path, u->path, &q);
 		} else {
 			diag_error(fc->arg->loc, D_UNKNOWN_USER_FUNCTION, "%s has no function matching '%s'",
 				   u->path, fc->arg->str);
