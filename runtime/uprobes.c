@@ -107,40 +107,41 @@ out:
 	mmap_read_unlock(mm);
 }
 
-void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+enum rt_uaddr_text { RT_USYMNAME, RT_USYMDATA, RT_UMODNAME };
+
+/* usymname, usymdata or umodname of addr into buf; an address in no
+ * probed file's symbol is given in hex (umodname: its file, or ""). */
+static void rt_uaddr_text(char *buf, rt_size size, unsigned long addr, enum rt_uaddr_text what)
 {
 	const struct rt_uobject *obj;
 	const struct rt_usym *sym;
 	rt_size off;
 
-	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
-	if (sym)
+	rt_uaddr_lookup(addr, buf, size, &obj, &sym, &off);
+	if (what == RT_UMODNAME)
+		return;
+	if (!sym)
+		snprintf(buf, size, "0x%lx", addr);
+	else if (what == RT_USYMNAME)
 		strscpy(buf, obj->names + sym->name, size);
 	else
-		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+		snprintf(buf, size, "%s+0x%lx/0x%lx [%s]", obj->names + sym->name, (unsigned long)off,
+			 (unsigned long)sym->size, obj->path);
+}
+
+void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	rt_uaddr_text(buf, size, (unsigned long)addr, RT_USYMNAME);
 }
 
 void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
-	const struct rt_uobject *obj;
-	const struct rt_usym *sym;
-	rt_size off;
-
-	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
-	if (sym)
-		snprintf(buf, size, "%s+0x%lx/0x%lx [%s]", obj->names + sym->name, (unsigned long)off,
-			 (unsigned long)sym->size, obj->path);
-	else
-		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+	rt_uaddr_text(buf, size, (unsigned long)addr, RT_USYMDATA);
 }
 
 void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
-	const struct rt_uobject *obj;
-	const struct rt_usym *sym;
-	rt_size off;
-
-	rt_uaddr_lookup((unsigned long)addr, buf, size, &obj, &sym, &off);
+	rt_uaddr_text(buf, size, (unsigned long)addr, RT_UMODNAME);
 }
 
 #if RT_UPROBES

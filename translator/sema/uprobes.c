@@ -72,6 +72,22 @@ static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum prob
 	return true;
 }
 
+/* A site in file u, at vaddr, with no variables yet; source: what found it. */
+static struct probe_site *new_user_site(const struct user_elf *u, const char *function,
+					const char *source, uint64_t vaddr)
+{
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	s->object = xstrdup(u->path);
+	s->object_file = xstrdup(u->path);
+	s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
+	s->function = xstrdup(function);
+	s->source = source;
+	s->vars_loaded = true;
+	s->is_user = true;
+	s->user_vaddr = s->user_entry_vaddr = vaddr;
+	return s;
+}
+
 /* Functions by the symbol table alone: one site per address (aliases
  * such as malloc and __libc_malloc are one function). */
 static void symtab_sites(const struct user_elf *u, const char *pattern, struct ptrvec *sites)
@@ -85,16 +101,9 @@ static void symtab_sites(const struct user_elf *u, const char *pattern, struct p
 			dup = ((struct probe_site *)sites->v[k])->user_vaddr == y->vaddr;
 		if (dup)
 			continue;
-		struct probe_site *s = xcalloc(1, sizeof *s);
-		s->object = xstrdup(u->path);
-		s->object_file = xstrdup(u->path);
-		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
-		s->function = xstrdup(y->name);
-		s->source = u->syms_dynamic ? "dynamic symbol table" : "symbol table";
-		s->vars_loaded = true;
-		s->is_user = true;
-		s->user_vaddr = s->user_entry_vaddr = y->vaddr;
-		pv_push(sites, s);
+		pv_push(sites, new_user_site(u, y->name,
+					     u->syms_dynamic ? "dynamic symbol table" : "symbol table",
+					     y->vaddr));
 	}
 }
 
@@ -218,6 +227,11 @@ static char *mark_pattern(const char *name)
 	return str_replace_all(name, "-", "__");
 }
 
+static bool mark_matches(const struct sdt_note *note, const char *pattern, const char *ppattern)
+{
+	return !fnmatch(pattern, note->name, 0) && (!ppattern || !fnmatch(ppattern, note->provider, 0));
+}
+
 static void user_marks(struct pp_ctx *c, const struct user_elf *u, int pi)
 {
 	const struct comp *prov = comp_is(c, pi, "provider") ? &c->comps[pi] : NULL;
@@ -235,27 +249,16 @@ static void user_marks(struct pp_ctx *c, const struct user_elf *u, int pi)
 	char *pattern = mark_pattern(mc->arg->str);
 	char *ppattern = prov ? mark_pattern(prov->arg->str) : NULL;
 	size_t placed = 0, matched = 0;
-	for (size_t i = 0; i < u->nnotes; i++) {
-		const struct sdt_note *note = &u->notes[i];
-		if (fnmatch(pattern, note->name, 0) || (ppattern && fnmatch(ppattern, note->provider, 0)))
-			continue;
-		matched++;
-	}
+	for (size_t i = 0; i < u->nnotes; i++)
+		matched += mark_matches(&u->notes[i], pattern, ppattern);
 	if (too_many_matches(c, mc->arg->loc, "the mark", matched, "markers"))
 		goto out;
 	for (size_t i = 0; i < u->nnotes; i++) {
 		const struct sdt_note *note = &u->notes[i];
-		if (fnmatch(pattern, note->name, 0) || (ppattern && fnmatch(ppattern, note->provider, 0)))
+		if (!mark_matches(note, pattern, ppattern))
 			continue;
-		struct probe_site *s = xcalloc(1, sizeof *s);
-		s->object = xstrdup(u->path);
-		s->object_file = xstrdup(u->path);
-		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
-		s->function = xstrdup(note->name);
+		struct probe_site *s = new_user_site(u, note->name, "SDT", note->pc);
 		s->mark_provider = xstrdup(note->provider);
-		s->source = "SDT";
-		s->is_user = true;
-		s->user_vaddr = s->user_entry_vaddr = note->pc;
 		s->user_sem_vaddr = note->sem;
 		mark_vars(u, note, s);
 		placed += add_user_probe(c, u, PK_UPROBE, s, mc->arg->loc);
@@ -319,16 +322,8 @@ static void user_plts(struct pp_ctx *c, const struct user_elf *u, int pi)
 		const struct user_sym *y = &u->plts[i];
 		if (fnmatch(pattern, y->name, 0))
 			continue;
-		struct probe_site *s = xcalloc(1, sizeof *s);
-		s->object = xstrdup(u->path);
-		s->object_file = xstrdup(u->path);
-		s->build_id = u->build_id ? xstrdup(u->build_id) : NULL;
-		s->function = xstrdup(y->name);
-		s->source = "PLT";
-		s->vars_loaded = true;
-		s->is_user = true;
+		struct probe_site *s = new_user_site(u, y->name, "PLT", y->vaddr);
 		s->is_plt = true;
-		s->user_vaddr = s->user_entry_vaddr = y->vaddr;
 		placed += add_user_probe(c, u, kind, s, pc->arg ? pc->arg->loc : pc->loc);
 	}
 	if (!placed && !c->pt->optional) {
