@@ -59,7 +59,8 @@ struct rt_probe {
 				  * RT_UPROBE, RT_URETPROBE: the file's path */
 	const char *function;    /* the probed function's name (probefunc()); 0: symbol */
 	const char *module;      /* the module symbol is in; 0: the kernel */
-	const char *module_build_id; /* that module's, as the translator saw it (hex); 0: unknown */
+	const char *module_build_id; /* that module's (RT_UPROBE, RT_URETPROBE: the file's), as
+				      * the translator saw it (hex); 0: unknown */
 	rt_long offset;          /* from symbol; negative: before it */
 	rt_size text_offset;     /* RT_KPROBE, RT_KRETPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */

@@ -16,6 +16,7 @@
  * for -c its descendants) counts.
  */
 #include <linux/dcache.h>
+#include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/mm.h>
@@ -282,7 +283,7 @@ static const char *rt_uprobe_errno_text(int rc)
 	case -ENOENT:
 		return "no such file here";
 	case -EINVAL:
-		return "the offset is past the file's end or not where an instruction can be probed";
+		return "the offset is past the file's end or not where an instruction can be probed, or the kernel would not count the marker's semaphore there";
 	case -ENOTSUPP:
 	case -EOPNOTSUPP:
 		return "the instruction there cannot be probed";
@@ -290,6 +291,76 @@ static const char *rt_uprobe_errno_text(int rc)
 		return "not a regular file";
 	}
 	return "registration failed";
+}
+
+/*
+ * The GNU build-id of an ELF file, as hex into hex (at least 129 bytes):
+ * from its program headers' notes, read with kernel_read. False if it
+ * has none or cannot be read.
+ */
+static bool rt_file_build_id(const char *path, char *hex)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	char *buf = NULL;
+	bool found = false;
+	loff_t pos = 0;
+	int i;
+
+	if (IS_ERR(f))
+		return false;
+	if (kernel_read(f, &eh, sizeof(eh), &pos) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 64)
+		goto out;
+	buf = kmalloc(4096, GFP_KERNEL);
+	for (i = 0; buf && i < eh.e_phnum && !found; i++) {
+		size_t off = 0, len;
+
+		pos = eh.e_phoff + (loff_t)i * sizeof(ph);
+		if (kernel_read(f, &ph, sizeof(ph), &pos) != sizeof(ph) || ph.p_type != PT_NOTE)
+			continue;
+		pos = ph.p_offset;
+		len = min_t(size_t, ph.p_filesz, 4096);
+		if (kernel_read(f, buf, len, &pos) != (ssize_t)len)
+			continue;
+		while (off + 12 <= len && !found) {
+			const u32 *w = (const u32 *)(buf + off);
+			size_t name = ALIGN(w[0], 4), desc = ALIGN(w[1], 4), k;
+
+			if (off + 12 + name + desc > len)
+				break;
+			if (w[2] == 3 /* NT_GNU_BUILD_ID */ && w[0] == 4 && !memcmp(buf + off + 12, "GNU", 4) &&
+			    w[1] >= 8 && w[1] <= 64) {
+				for (k = 0; k < w[1]; k++)
+					snprintf(hex + 2 * k, 3, "%02x", (unsigned char)buf[off + 16 + k]);
+				found = true;
+			}
+			off += 12 + name + desc;
+		}
+	}
+out:
+	kfree(buf);
+	filp_close(f, NULL);
+	return found;
+}
+
+/* Is the file at path the build the script was made for? A probe at a
+ * file offset of another build could land inside an instruction. */
+static bool rt_same_build(const struct rt_probe *p, const char **why)
+{
+	static char have[129];
+
+	if (!p->module_build_id)
+		return true;
+	if (!rt_file_build_id(p->symbol, have))
+		strscpy(have, "(none found)", sizeof(have));
+	if (!strcmp(have, p->module_build_id))
+		return true;
+	rt_message("error", "%s here has build-id %s, not %s, the build the script was made for",
+		   p->symbol, have, p->module_build_id);
+	*why = "another build of the file than the one the script was made for";
+	return false;
 }
 
 /* Place probe i (RT_UPROBE or RT_URETPROBE); 0 or a negative errno, with
@@ -301,6 +372,12 @@ int rt_uprobe_place(int i, const char **why)
 	int rc;
 
 	up->p = p;
+	/* Each file once: probes on one file follow each other. */
+	if (i == 0 || !p->module_build_id || strcmp(rt_script.probes[i - 1].symbol ?: "", p->symbol) ||
+	    !rt_uplaces[i - 1].placed) {
+		if (!rt_same_build(p, why))
+			return -ESTALE;
+	}
 	rc = kern_path(p->symbol, LOOKUP_FOLLOW, &up->path);
 	if (rc) {
 		*why = rt_uprobe_errno_text(rc);

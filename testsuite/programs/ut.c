@@ -39,6 +39,11 @@ __attribute__((noinline)) int ut_fact(int n)
 	return r;
 }
 
+#ifdef UT_OTHER_BUILD
+/* Another build of the program (testsuite/programs/build: ut-rebuilt). */
+const char ut_build[] = "other";
+#endif
+
 static void run_once(void)
 {
 	struct ut_point p = { 1, 2, 0, "origin" };

@@ -1640,7 +1640,7 @@ char *cg_translate(struct session *s)
 		const char *symbol = p->user_file ? p->user_file : p->symbol;
 		char *sym = symbol ? c_string(symbol, strlen(symbol)) : xstrdup("0");
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
-		const char *bid = p->module && p->site ? p->site->build_id : NULL;
+		const char *bid = (p->module || p->user_file) && p->site ? p->site->build_id : NULL;
 		char *mod_id = bid ? c_string(bid, strlen(bid)) : xstrdup("0");
 		const char *fn = p->site ? p->site->function : p->function;
 		char *func = fn ? c_string(fn, strlen(fn)) : xstrdup("0");
