@@ -78,6 +78,7 @@ static const char *const trouble_marks[] = {
 	"UBSAN:",
 	"KASAN:",
 	"KFENCE:",
+	"Initramfs unpacking failed",	/* files given to the guest did not fit in its memory */
 	"double fault",
 };
 
@@ -670,6 +671,8 @@ static const char init_head[] =
 	"\t# ended first, as in SystemTap) must not run into the next job.\n"
 	"\tkill -KILL -$(cat $T/$1.pgid) 2>/dev/null\n"
 	"\tdmesg -c >$T/$1.dmesg\n"
+	"\t# Files that did not fit: every job is told (run-tests: -m).\n"
+	"\tgrep 'Initramfs unpacking failed' $T/boot.dmesg >>$T/$1.dmesg\n"
 	"}\n"
 	"report() {\n"
 	"\tsend $1 dmesg $T/$1.dmesg\n"
