@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 11
+#define RT_API_VERSION 12
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -45,12 +45,6 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 		     /* symbol: the program's path (0: any); offset: a process id (0: any) */
 		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END };
 
-/* A global a handler uses, and whether it writes it (sorted by index). */
-struct rt_lock {
-	int global;
-	int write;
-};
-
 struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
@@ -69,15 +63,15 @@ struct rt_probe {
 	 * many of its events make one hit (RT_PROFILE needs nothing: every CPU,
 	 * every tick). */
 	rt_long perf_type, perf_config, perf_sample;
-	void (*handler)(struct rt_context *c);
-	const struct rt_lock *locks;
-	int nlocks;
+	/* The body: 0 when it ran, nonzero when it was skipped because a
+	 * global it uses stayed locked (it takes its locks itself, rt_lock_*). */
+	int (*handler)(struct rt_context *c);
 	int optional;            /* written with '?': failing to place it is fine */
 	int from_wildcard;       /* one of a wildcard's matches: failing to place it warns */
 	int needs_regs;          /* the handler reads registers: ftrace saves them for it */
 	/* RT_KRETPROBE: run at the function's entry, saving what the return
 	 * body reads into entry_size bytes per call (rt_entry_data). */
-	void (*entry)(struct rt_context *c);
+	int (*entry)(struct rt_context *c);
 	rt_size entry_size;
 	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
 	int nargs;               /* RT_TRACEPOINT: the arguments it passes (after its data) */
@@ -417,14 +411,22 @@ unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const ch
  * 19; memory.c asserts it when the runtime is built), so the word is read
  * directly, and only a hit without registers calls rt_reg() to fail.
  */
+/* DWARF register regno's word in pt_regs (memory.c asserts the layout). */
+static const unsigned char rt_regs_word[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 };
+
 static inline unsigned long rt_regval(struct rt_context *c, int regno, const char *what,
 				      const char *loc)
 {
-	static const unsigned char word[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 };
-
 	if (__builtin_expect(!c->regs || regno < 0 || regno > 16, 0))
 		return rt_reg(c, regno, what, loc);
-	return ((const unsigned long *)c->regs)[word[regno]];
+	return ((const unsigned long *)c->regs)[rt_regs_word[regno]];
+}
+
+/* The same in a probe that always has registers (a uprobe's, which are
+ * the user's), for regno 0..16 (the translator checks): cannot fail. */
+static inline unsigned long rt_uregval(struct rt_context *c, int regno)
+{
+	return ((const unsigned long *)c->regs)[rt_regs_word[regno]];
 }
 /* Argument n (1, 2, ...) of the probed function at its entry, by the
  * x86-64 calling convention (registers, then the stack), size 4 (sign- or
@@ -460,6 +462,53 @@ char *rt_entry_data(struct rt_context *c);
 /* --- helpers the generated code inlines --- */
 
 #define rt_unlikely(x) __builtin_expect(!!(x), 0)
+
+/*
+ * The globals' locks: one word each, 0 free, -1 a writer, n > 0 that many
+ * readers. A handler takes the locks of the globals it (or a function it
+ * calls) uses in index order as its first act, the order the translator
+ * fixed, and releases them as its last. The first attempt is inline (a
+ * hit pays one atomic instruction per lock); after it, rt_lock_wait (the
+ * runtime) tries again TRYLOCKDELAY apart, up to MAXTRYLOCK / nlocks
+ * times, so a hit waits at most MAXTRYLOCK steps whatever it locks. False:
+ * the hit is skipped (rt_locks_skipped) after releasing what it holds.
+ * Interrupts are off in a hit, and x86-64's atomics are what the kernel's
+ * are, so the builtins below do what atomic_t's acquire/release do.
+ */
+extern int *rt_global_locks;
+int rt_lock_wait(int global, int write, int nlocks);
+int rt_locks_skipped(void);
+
+static inline int rt_lock_write(int global, int nlocks)
+{
+	int free_word = 0;
+
+	return __atomic_compare_exchange_n(&rt_global_locks[global], &free_word, -1, 0,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ||
+	       rt_lock_wait(global, 1, nlocks);
+}
+
+static inline int rt_lock_read(int global, int nlocks)
+{
+	int v = __atomic_load_n(&rt_global_locks[global], __ATOMIC_RELAXED);
+
+	/* Another reader coming or going is no reason to wait: v is reloaded. */
+	while (v >= 0)
+		if (__atomic_compare_exchange_n(&rt_global_locks[global], &v, v + 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 1;
+	return rt_lock_wait(global, 0, nlocks);
+}
+
+static inline void rt_unlock_write(int global)
+{
+	__atomic_store_n(&rt_global_locks[global], 0, __ATOMIC_RELEASE);
+}
+
+static inline void rt_unlock_read(int global)
+{
+	__atomic_fetch_sub(&rt_global_locks[global], 1, __ATOMIC_RELEASE);
+}
 
 /* A probe handler's frame: the runtime reserved room for the largest. */
 static inline void *rt_handler_frame(struct rt_context *c, rt_size size)

@@ -14,44 +14,40 @@
 
 #include "runtime.h"
 
+/* The statement budget, handed out RT_ACTION_WINDOW at a time
+ * (rt_actions_refill): the first window and what is left beyond it. */
+static inline void rt_budget_split(rt_long budget, rt_long *window, rt_long *reserve)
+{
+	*window = min_t(rt_long, budget, RT_ACTION_WINDOW);
+	*reserve = budget - *window;
+}
+
 /* The context a hit starts with; what never changes (sp_end, maxnesting)
- * was set when the CPU's state was made. actions is the whole statement
- * budget, handed out RT_ACTION_WINDOW at a time (rt_actions_refill). */
+ * was set when the CPU's state was made. */
 static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_probe *p,
-					 struct pt_regs *regs, rt_long actions)
+					 struct pt_regs *regs, rt_long actions,
+					 rt_long actions_reserve)
 {
 	cpu->probe = p;
 	cpu->c.regs = regs;
 	cpu->c.error = NULL;
 	cpu->hit_start = rt_cycles();
-	if (likely(actions <= RT_ACTION_WINDOW)) {
-		cpu->c.actions = actions;
-		cpu->actions_reserve = 0;
-	} else {
-		cpu->c.actions = RT_ACTION_WINDOW;
-		cpu->actions_reserve = actions - RT_ACTION_WINDOW;
-	}
+	cpu->c.actions = actions;
+	cpu->actions_reserve = actions_reserve;
 	cpu->c.sp = cpu->stack;
 	cpu->c.depth = 0;
 	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
 	cpu->c.iter_top = 0;
 }
 
-/* The body under its locks, then its error and output. Still busy while
- * committing: a hit in an interrupt must not write this CPU's buffer too.
- * Nonzero when the body did not run to its end (skipped or failed). */
-static __always_inline int rt_hit_body(struct rt_cpu *cpu, const struct rt_probe *p,
-				       void (*body)(struct rt_context *c))
+/* The body (which takes its own locks), then its error and output. Still
+ * busy while committing: a hit in an interrupt must not write this CPU's
+ * buffer too. Nonzero when the body did not run to its end (skipped or
+ * failed). */
+static __always_inline int rt_hit_body(struct rt_cpu *cpu, int (*body)(struct rt_context *c))
 {
-	int ok = 1;
+	int ok = !body(&cpu->c);
 
-	if (likely(rt_lock_globals(p))) {
-		body(&cpu->c);
-		rt_unlock_globals(p);
-	} else {
-		rt_count_skip(&rt_sess.skipped_locked);
-		ok = 0;
-	}
 	if (unlikely(cpu->c.error)) {
 		rt_report_error(cpu);
 		ok = 0;
@@ -61,19 +57,16 @@ static __always_inline int rt_hit_body(struct rt_cpu *cpu, const struct rt_probe
 	return !ok;
 }
 
-/* The overload check: this hit's time added to its CPU's in the current
- * interval; past the threshold, rt_overload() stops the script. */
+/* The overload check: this hit's time added to its CPU's since ov_start;
+ * only past the threshold does rt_overload_check() look at how long that
+ * took (rt_clock.ov_threshold is the largest u64 when the check is off). */
 static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
 {
 	u64 used = now - cpu->hit_start;
 
-	if (unlikely(now - cpu->ov_start >= rt_clock.ov_interval)) {
-		cpu->ov_start = now - used;
-		cpu->ov_used = 0;
-	}
 	cpu->ov_used += used;
 	if (unlikely(cpu->ov_used > rt_clock.ov_threshold))
-		rt_overload(cpu, now);
+		rt_overload_check(cpu, now, used);
 }
 
 /*
@@ -81,7 +74,7 @@ static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
  * the probe's handler, or a return probe's entry part; data is the call's
  * entry data for those. Nonzero when the body did not run to its end.
  */
-static __always_inline int rt_run_hit(const struct rt_probe *p, void (*body)(struct rt_context *c),
+static __always_inline int rt_run_hit(const struct rt_probe *p, int (*body)(struct rt_context *c),
 				      struct pt_regs *regs, char *data)
 {
 	unsigned long flags;
@@ -98,11 +91,10 @@ static __always_inline int rt_run_hit(const struct rt_probe *p, void (*body)(str
 		return 1;
 	}
 	cpu->busy = 1;
-	rt_hit_begin(cpu, p, regs, rt_script.maxaction);
+	rt_hit_begin(cpu, p, regs, rt_clock.hit_actions, rt_clock.hit_reserve);
 	cpu->entry_data = data;
-	failed = rt_hit_body(cpu, p, body);
-	if (rt_clock.ov_interval)
-		rt_overload_account(cpu, rt_cycles());
+	failed = rt_hit_body(cpu, body);
+	rt_overload_account(cpu, rt_cycles());
 	cpu->probe = NULL;
 	cpu->entry_data = NULL;
 	barrier();

@@ -2,18 +2,18 @@
 /*
  * Locks for the script's globals. A handler takes, in index order, a read or
  * write lock on each global it (or a function it calls) uses, as computed
- * by the translator. Locks are only tried, never waited on without bound:
- * after MAXTRYLOCK attempts TRYLOCKDELAY microseconds apart the hit is
- * skipped and counted, because a probe can fire inside code that already
- * holds one of them. The fast path (one attempt each) is inline in
- * runtime.h.
+ * by the translator; the code for it is generated into the handler, with
+ * the first attempt inline (api.h). Locks are only tried, never waited on
+ * without bound: a probe can fire inside code that already holds one of
+ * them, so after MAXTRYLOCK attempts in all, TRYLOCKDELAY microseconds
+ * apart, the hit is skipped and counted.
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
 
 #include "runtime.h"
 
-atomic_t *rt_global_locks;
+int *rt_global_locks;
 
 int rt_locks_init(int nglobals)
 {
@@ -29,35 +29,41 @@ void rt_locks_exit(void)
 	rt_global_locks = NULL;
 }
 
-/* *tries: the attempts this hit has left, for all its locks together, so a
- * hit waits at most MAXTRYLOCK x TRYLOCKDELAY however many globals it uses. */
-static bool rt_lock_wait(const struct rt_lock *l, rt_long *tries)
+static bool rt_lock_try(int global, int write)
 {
-	for (; *tries > 0; (*tries)--) {
-		/* The holder may be a virtual CPU its host has paused: wait in
-		 * TRYLOCKDELAY steps, as SystemTap does, not just a few cycles. */
+	atomic_t *a = (atomic_t *)&rt_global_locks[global];
+
+	if (write)
+		return atomic_cmpxchg_acquire(a, 0, -1) == 0;
+	return atomic_inc_unless_negative(a);
+}
+
+/*
+ * After the inline attempt failed: MAXTRYLOCK / nlocks more (at least
+ * one, none when MAXTRYLOCK is 0), so the hit's locks together wait at most MAXTRYLOCK steps. The
+ * holder may be a virtual CPU its host has paused: the steps are
+ * TRYLOCKDELAY long, as SystemTap's are, not just a few cycles.
+ */
+int rt_lock_wait(int global, int write, int nlocks)
+{
+	rt_long tries = rt_script.maxtrylock;
+
+	if (tries > 0 && nlocks > 1)
+		tries = max_t(rt_long, tries / nlocks, 1);
+	for (; tries > 0; tries--) {
 		if (rt_script.trylockdelay)
 			udelay(rt_script.trylockdelay);
 		else
 			cpu_relax();
-		if (rt_lock_try(l))
-			return true;
+		if (rt_lock_try(global, write))
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
-/* Locks from..nlocks-1, after lock `from` was found taken; those before it are held. */
-bool rt_lock_globals_wait(const struct rt_probe *p, int from)
+/* The handler gave up on a lock and released what it held. */
+int rt_locks_skipped(void)
 {
-	rt_long tries = rt_script.maxtrylock;
-	int i;
-
-	for (i = from; i < p->nlocks; i++) {
-		if (rt_lock_try(&p->locks[i]) || rt_lock_wait(&p->locks[i], &tries))
-			continue;
-		while (--i >= 0)
-			rt_lock_release(&p->locks[i]);
-		return false;
-	}
-	return true;
+	rt_count_skip(&rt_sess.skipped_locked);
+	return 1;
 }

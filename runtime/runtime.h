@@ -115,6 +115,8 @@ static inline u64 rt_cycles(void)
 struct rt_clock {
 	u64 per_ms;
 	u64 hit_limit, ov_interval, ov_threshold;
+	/* MAXACTION as a hit's first window and the rest (rt_budget_split) */
+	rt_long hit_actions, hit_reserve;
 };
 extern struct rt_clock rt_clock;
 void rt_clock_init(void);
@@ -142,9 +144,9 @@ static inline bool rt_work(struct rt_context *c, unsigned long units)
 	cpu->work_checked = cpu->work;
 	return rt_hit_overtime(c, NULL);
 }
-/* The handlers on cpu took more than the overload threshold (hit.h):
- * stop the script, saying how much. */
-void rt_overload(struct rt_cpu *cpu, u64 now);
+/* The handlers on cpu used more than the overload threshold since its
+ * interval began (hit.h): stop the script if that was within an interval. */
+void rt_overload_check(struct rt_cpu *cpu, u64 now, u64 used);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
 void rt_report_error(struct rt_cpu *cpu);
@@ -226,54 +228,8 @@ struct rt_stat *rt_map_merged_stat(struct rt_context *c, struct rt_map *m,
 				   const struct rt_key *k, const struct rt_stat_desc **d,
 				   const char *loc);
 
-/*
- * locks.c: each global's lock is one atomic word: 0 free, -1 a writer,
- * n > 0 that many readers. Interrupts are off while a hit holds locks, so
- * there is no preemption to handle; the first attempt is inline here, the
- * waiting (TRYLOCKDELAY steps, up to MAXTRYLOCK) out of line.
- */
-extern atomic_t *rt_global_locks;
+/* locks.c: the globals' lock words (the fast path is inline in api.h). */
 int rt_locks_init(int nglobals);
 void rt_locks_exit(void);
-bool rt_lock_globals_wait(const struct rt_probe *p, int from);
-
-static inline bool rt_lock_try(const struct rt_lock *l)
-{
-	atomic_t *a = &rt_global_locks[l->global];
-
-	if (l->write)
-		return atomic_cmpxchg_acquire(a, 0, -1) == 0;
-	return atomic_inc_unless_negative(a);
-}
-
-static inline void rt_lock_release(const struct rt_lock *l)
-{
-	atomic_t *a = &rt_global_locks[l->global];
-
-	if (l->write)
-		atomic_set_release(a, 0);
-	else
-		atomic_dec_return_release(a);
-}
-
-/* Take every lock the probe's handler needs, in index order; false: the
- * hit is to be skipped (none is held then). */
-static inline bool rt_lock_globals(const struct rt_probe *p)
-{
-	int i;
-
-	for (i = 0; i < p->nlocks; i++)
-		if (unlikely(!rt_lock_try(&p->locks[i])))
-			return rt_lock_globals_wait(p, i);
-	return true;
-}
-
-static inline void rt_unlock_globals(const struct rt_probe *p)
-{
-	int i;
-
-	for (i = p->nlocks - 1; i >= 0; i--)
-		rt_lock_release(&p->locks[i]);
-}
 
 #endif

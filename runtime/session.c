@@ -168,6 +168,7 @@ void rt_run_begin_end(const struct rt_probe *p)
 {
 	unsigned long flags;
 	struct rt_cpu *cpu;
+	rt_long actions, reserve;
 
 	migrate_disable();
 	local_irq_save(flags);
@@ -180,8 +181,9 @@ void rt_run_begin_end(const struct rt_probe *p)
 	cpu->busy = 1;
 	local_irq_restore(flags);
 	cpu->process_context = true;
-	rt_hit_begin(cpu, p, NULL, rt_script.maxaction_interruptible);
-	rt_hit_body(cpu, p, p->handler);
+	rt_budget_split(rt_script.maxaction_interruptible, &actions, &reserve);
+	rt_hit_begin(cpu, p, NULL, actions, reserve);
+	rt_hit_body(cpu, p->handler);
 	cpu->process_context = false;
 	cpu->probe = NULL;
 	barrier();
@@ -270,6 +272,9 @@ void rt_clock_init(void)
 					 NSEC_PER_MSEC);
 	rt_clock.ov_threshold = div64_u64((u64)rt_script.overload_threshold_ns * rt_clock.per_ms,
 					  NSEC_PER_MSEC);
+	if (!rt_clock.ov_interval)
+		rt_clock.ov_threshold = U64_MAX; /* STP_NO_OVERLOAD */
+	rt_budget_split(rt_script.maxaction, &rt_clock.hit_actions, &rt_clock.hit_reserve);
 }
 
 static u64 rt_cycles_to_us(u64 cycles)
@@ -318,7 +323,7 @@ int rt_actions_refill(struct rt_context *c, const char *loc)
  */
 static atomic_t rt_overloaded;
 
-void rt_overload(struct rt_cpu *cpu, u64 now)
+static void rt_overload(struct rt_cpu *cpu, u64 now)
 {
 	if (atomic_cmpxchg(&rt_overloaded, 0, 1) == 0)
 		rt_message("error",
@@ -331,6 +336,24 @@ void rt_overload(struct rt_cpu *cpu, u64 now)
 	rt_request_stop(1);
 	cpu->ov_start = now;
 	cpu->ov_used = 0;
+}
+
+/*
+ * This CPU's handlers have used more than the threshold since ov_start.
+ * Within one interval that is an overload; over a longer time it is not,
+ * and a new interval begins with the hit that crossed it. The hot path
+ * then only adds and compares, and an overload is still caught within an
+ * interval and a threshold of it beginning.
+ */
+void rt_overload_check(struct rt_cpu *cpu, u64 now, u64 used)
+{
+	if (now - cpu->ov_start >= rt_clock.ov_interval) {
+		cpu->ov_start = now - used;
+		cpu->ov_used = used;
+		if (used <= rt_clock.ov_threshold)
+			return;
+	}
+	rt_overload(cpu, now);
 }
 
 void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc)

@@ -231,7 +231,19 @@ static void rt_ucall_free(struct rt_ucall *u)
 	WRITE_ONCE(u->tid, 0);
 }
 
+/* A plain uprobe: its own callback, so the hot path carries nothing of
+ * the .return entry part's bookkeeping. */
 static RT_UPROBE_HANDLER(rt_uprobe_hit)
+{
+	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
+
+	if (rt_is_target(current))
+		rt_run_probe(up->p, regs);
+	return 0;
+}
+
+/* A .return's entry part: what the return will need, saved per call. */
+static RT_UPROBE_HANDLER(rt_uprobe_entry_hit)
 {
 	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
 	const struct rt_probe *p = up->p;
@@ -239,11 +251,6 @@ static RT_UPROBE_HANDLER(rt_uprobe_hit)
 
 	if (!rt_is_target(current))
 		return 0;
-	if (p->kind == RT_UPROBE) {
-		rt_run_probe(p, regs);
-		return 0;
-	}
-	/* A .return's entry part: what the return will need, saved per call. */
 	call = rt_ucall_take(p, regs->sp);
 	if (!call) {
 		atomic64_inc(&rt_ureturns_missed);
@@ -390,8 +397,10 @@ int rt_uprobe_place(int i, const char **why)
 		*why = rt_uprobe_errno_text(-EACCES);
 		return -EACCES;
 	}
-	if (p->kind == RT_UPROBE || p->entry)
+	if (p->kind == RT_UPROBE)
 		up->uc.handler = rt_uprobe_hit;
+	else if (p->entry)
+		up->uc.handler = rt_uprobe_entry_hit;
 	if (p->kind == RT_URETPROBE)
 		up->uc.ret_handler = rt_uretprobe_hit;
 	rc = rt_uprobe_register(up->inode, (loff_t)p->file_offset, (loff_t)p->sem_offset, &up->uc,

@@ -59,9 +59,13 @@ static char *cg_ops(struct reader *r, const struct tloc *l)
 		switch (op->kind) {
 		case LO_REG:
 			stack[sp] = new_long_temp(g);
-			emit(g, "%s = (rt_long)rt_regval(c, %lld, %s, %s);", stack[sp], (long long)op->arg,
-			     r->what, r->loc);
-			fail_check(g);
+			if (g->user_regs && op->arg >= 0 && op->arg <= 16) {
+				emit(g, "%s = (rt_long)rt_uregval(c, %lld);", stack[sp], (long long)op->arg);
+			} else {
+				emit(g, "%s = (rt_long)rt_regval(c, %lld, %s, %s);", stack[sp],
+				     (long long)op->arg, r->what, r->loc);
+				fail_check(g);
+			}
 			sp++;
 			break;
 		case LO_CONST:

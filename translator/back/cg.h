@@ -36,6 +36,7 @@ struct cg {
 	struct loop loops[64];
 	int nloops;
 	struct symbol *func;     /* NULL in a handler */
+	bool user_regs;          /* a user probe's handler: registers always there */
 	const char *ret_var;     /* C lvalue of the function's return value */
 	long long maxstr;
 	int *map_of, *stats_of;  /* by global index: its number in rt_maps / rt_stats, or -1 */

@@ -1147,6 +1147,7 @@ static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 	g->out = body;
 	g->name = name;
 	g->leave = g->fail_leave = "goto out;";
+	g->user_regs = false;
 	g->indent = 1;
 	g->nloops = 0;
 	g->nparts = 0;
@@ -1334,19 +1335,79 @@ done:;
 	g->func = NULL;
 }
 
+static bool in_set(const struct ptrvec *v, const void *p)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+/* The globals a handler (or a function it calls) uses, in index order:
+ * the order every handler takes their locks in. */
+static size_t handler_lock_list(const struct session *s, const struct handler *h,
+				const struct symbol **gl, bool *wr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->prog.globals.n; i++) {
+		const struct symbol *sym = s->prog.globals.v[i];
+		bool w = in_set(&h->globals_wr, sym);
+		if (w || in_set(&h->globals_rd, sym)) {
+			gl[n] = sym;
+			wr[n++] = w;
+		}
+	}
+	return n;
+}
+
+/* A handler's first act: its globals' locks; on a lock that stays taken,
+ * release those already held and report the hit skipped. */
+static void cg_lock_globals(struct cg *g, const struct handler *h)
+{
+	size_t cap = g->s->prog.globals.n + 1;
+	const struct symbol **gl = xcalloc(cap, sizeof *gl);
+	bool *wr = xcalloc(cap, sizeof *wr);
+	size_t n = handler_lock_list(g->s, h, gl, wr);
+	for (size_t i = 0; i < n; i++) {
+		emit(g, "if (rt_unlikely(!rt_lock_%s(%d, %zu))) {", wr[i] ? "write" : "read",
+		     gl[i]->index, n);
+		for (size_t k = i; k-- > 0;)
+			emit(g, "\trt_unlock_%s(%d);", wr[k] ? "write" : "read", gl[k]->index);
+		emit(g, "\treturn rt_locks_skipped();");
+		emit(g, "}");
+	}
+	free(gl);
+	free(wr);
+}
+
+/* Its last: the same locks, released in reverse order. */
+static void cg_unlock_globals(struct cg *g, const struct handler *h)
+{
+	size_t cap = g->s->prog.globals.n + 1;
+	const struct symbol **gl = xcalloc(cap, sizeof *gl);
+	bool *wr = xcalloc(cap, sizeof *wr);
+	for (size_t i = handler_lock_list(g->s, h, gl, wr); i-- > 0;)
+		emit(g, "rt_unlock_%s(%d);", wr[i] ? "write" : "read", gl[i]->index);
+	free(gl);
+	free(wr);
+}
+
 static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 {
 	struct strbuf body;
 	char *name = xasprintf("h%d", h->index);
 	body_begin(g, name, &body);
+	g->user_regs = h->site && h->site->is_user;
 	var_fields(g, &h->vars);
+	cg_lock_globals(g, h);
 	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));",
 	     h->index);
 	init_locals(g, &h->vars, 0);
 	cg_stmt(g, h->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
-	emit(g, ";");
-	char *sig = xasprintf("static void h%d(struct rt_context *c)", h->index);
+	cg_unlock_globals(g, h);
+	emit(g, "return 0;");
+	char *sig = xasprintf("static int h%d(struct rt_context *c)", h->index);
 	body_end(g, file, sig, &body);
 	free(sig);
 	free(name);
@@ -1358,40 +1419,18 @@ static void cg_entry_handler(struct cg *g, struct handler *h, struct strbuf *fil
 	struct strbuf body;
 	char *name = xasprintf("h%d_entry", h->index);
 	body_begin(g, name, &body);
+	g->user_regs = h->site && h->site->is_user;
+	cg_lock_globals(g, h);
 	emit(g, "struct h%d_entry_frame *l __attribute__((unused)) = rt_handler_frame(c, "
 		"sizeof(*l));", h->index);
 	cg_entry_values(g, h);
 	sb_puts(&body, "out: __attribute__((unused));\n");
-	emit(g, ";");
-	char *sig = xasprintf("static void h%d_entry(struct rt_context *c)", h->index);
+	cg_unlock_globals(g, h);
+	emit(g, "return 0;");
+	char *sig = xasprintf("static int h%d_entry(struct rt_context *c)", h->index);
 	body_end(g, file, sig, &body);
 	free(sig);
 	free(name);
-}
-
-static bool in_set(const struct ptrvec *v, const void *p)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (v->v[i] == p)
-			return true;
-	return false;
-}
-
-/* The handler's lock list; returns its length. */
-static int cg_locks(const struct session *s, const struct handler *h, struct strbuf *file)
-{
-	sb_printf(file, "static const struct rt_lock h%d_locks[] = {", h->index);
-	int n = 0;
-	for (size_t i = 0; i < s->prog.globals.n; i++) {
-		const struct symbol *gl = s->prog.globals.v[i];
-		bool wr = in_set(&h->globals_wr, gl), rd = in_set(&h->globals_rd, gl);
-		if (wr || rd) {
-			sb_printf(file, "%s{ %d, %d }", n ? ", " : " ", gl->index, wr);
-			n++;
-		}
-	}
-	sb_printf(file, "%s};\n", n ? " " : " { 0, 0 } ");
-	return n;
 }
 
 static int usym_cmp(const void *a, const void *b)
@@ -1610,13 +1649,11 @@ char *cg_translate(struct session *s)
 
 	for (size_t i = 0; i < prog->functions.n; i++)
 		cg_function(&g, prog->functions.v[i], &file);
-	int *nlocks = xcalloc(prog->handlers.n + 1, sizeof(int));
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
 		cg_handler(&g, h, &file);
 		if (h->entry_exprs.n)
 			cg_entry_handler(&g, h, &file);
-		nlocks[i] = cg_locks(s, h, &file);
 	}
 	/* The largest frame of each kind, sized by the compiler: one union. */
 	sb_puts(&file, "\nunion rt_handler_frames {\n\tchar none;\n");
@@ -1651,13 +1688,12 @@ char *cg_translate(struct session *s)
 			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
-			  "\t  .handler = h%d, .locks = h%d_locks, .nlocks = %d, .optional = %d, "
+			  "\t  .handler = h%d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
 			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
-			  p->perf_config, p->perf_sample, h->index,
-			  h->index, nlocks[h->index], p->optional, p->from_wildcard,
+			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset);
@@ -1769,7 +1805,6 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
 		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n);
 	pv_free(&g.statics);
-	free(nlocks);
 	free(g.map_of);
 	free(g.stats_of);
 	return sb_detach(&file);
