@@ -39,6 +39,8 @@ static size_t rt_cpu_bytes(void)
 	n = size_add(n, size_mul(rt_script.iter_slots, 2 * sizeof(u64)));
 	if (rt_script.regex_prog)
 		n = size_add(n, RT_RE_SCRATCH(rt_script.regex_prog));
+	if (rt_script.timing)
+		n = size_add(n, size_mul(rt_script.nprobes, sizeof(struct rt_timing)));
 	for (i = 0; i < rt_script.nstats; i++)
 		n = size_add(n, rt_stat_size(&rt_script.stats[i]));
 	return n;

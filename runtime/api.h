@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 12
+#define RT_API_VERSION 13
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -144,6 +144,9 @@ struct rt_script {
 	rt_long maxmemory_kb;    /* kernel memory the script may take; 0: a quarter of RAM */
 	struct rt_uobject *uobjects; /* the user-space files probes are in */
 	rt_size nuobjects;
+	rt_long maxbacktrace;    /* frames a backtrace shows */
+	int suppress_errors;     /* --suppress-handler-errors: a failed hit is only counted */
+	int timing;              /* -t: each probe's hits and time, reported at the end */
 };
 
 extern const struct rt_script rt_script;

@@ -59,7 +59,8 @@ static __always_inline int rt_hit_body(struct rt_cpu *cpu, int (*body)(struct rt
 
 /* The overload check: this hit's time added to its CPU's since ov_start;
  * only past the threshold does rt_overload_check() look at how long that
- * took (rt_clock.ov_threshold is the largest u64 when the check is off). */
+ * took (rt_clock.ov_threshold is the largest u64 when the check is off,
+ * 0 with -t: every hit is then timed there). */
 static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
 {
 	u64 used = now - cpu->hit_start;

@@ -67,6 +67,12 @@ struct rt_cpu {
 	bool process_context;         /* a begin, end or error probe: may sleep */
 	/* The overload check: handler time in the interval that began at ov_start. */
 	u64 ov_start, ov_used;
+	struct rt_timing *timing;     /* -t: per probe, on this CPU (rt_script.timing) */
+};
+
+/* -t: one probe's hits on one CPU and the cycles they took. */
+struct rt_timing {
+	u64 hits, cycles, min, max;
 };
 
 struct rt_session {
@@ -114,7 +120,10 @@ static inline u64 rt_cycles(void)
 }
 struct rt_clock {
 	u64 per_ms;
-	u64 hit_limit, ov_interval, ov_threshold;
+	/* ov_limit: the overload threshold in cycles (the largest u64 when the
+	 * check is off); ov_threshold: what a hit's sum is compared with, the
+	 * same, or 0 with -t so that every hit goes to rt_overload_check(). */
+	u64 hit_limit, ov_interval, ov_threshold, ov_limit;
 	/* MAXACTION as a hit's first window and the rest (rt_budget_split) */
 	rt_long hit_actions, hit_reserve;
 };

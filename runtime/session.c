@@ -34,6 +34,7 @@ struct rt_session rt_sess;
 struct rt_map **rt_maps;
 struct rt_stats **rt_stats;
 static atomic_t rt_errors;
+static atomic_t rt_errors_suppressed; /* --suppress-handler-errors */
 
 /*
  * Error and warning lines for `ctl`. A probe can fire anywhere, even while
@@ -46,6 +47,9 @@ static atomic_t rt_errors;
 #define RT_MESSAGES_SIZE 4096
 static char rt_first_error[RT_MESSAGE_LEN];
 static atomic_t rt_first_error_state; /* 0 free, 1 being written, 2 written */
+/* Where the first error goes among the other lines: what the buffer held
+ * when it happened (always a line's end), so messages come out in order. */
+static size_t rt_first_error_at;
 static char rt_messages[RT_MESSAGES_SIZE];
 static size_t rt_messages_len;
 static atomic_t rt_messages_lost;
@@ -73,6 +77,7 @@ void rt_message(const char *kind, const char *fmt, ...)
 			line[i] = ' ';
 	if (!strcmp(kind, "error") && atomic_cmpxchg(&rt_first_error_state, 0, 1) == 0) {
 		memcpy(rt_first_error, line, n + 1);
+		rt_first_error_at = READ_ONCE(rt_messages_len);
 		atomic_set_release(&rt_first_error_state, 2);
 		return;
 	}
@@ -89,6 +94,8 @@ void rt_message(const char *kind, const char *fmt, ...)
 	spin_unlock_irqrestore(&rt_messages_lock, flags);
 }
 
+static void rt_timing_show(struct seq_file *m);
+
 void rt_session_show(struct seq_file *m)
 {
 	static const char *const names[] = { "loaded", "running", "stopping", "stopped" };
@@ -103,8 +110,24 @@ void rt_session_show(struct seq_file *m)
 	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
 	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_sess.skipped_locked));
 	seq_printf(m, "skipped_unsafe %lld\n", (long long)atomic64_read(&rt_sess.skipped_unsafe));
-	if (atomic_read_acquire(&rt_first_error_state) == 2)
+	if (copy) {
+		spin_lock_irqsave(&rt_messages_lock, flags);
+		len = rt_messages_len;
+		memcpy(copy, rt_messages, len);
+		spin_unlock_irqrestore(&rt_messages_lock, flags);
+	}
+	if (atomic_read_acquire(&rt_first_error_state) == 2) {
+		size_t at = min(rt_first_error_at, len);
+
+		if (at)
+			seq_write(m, copy, at);
 		seq_printf(m, "error %s\n", rt_first_error);
+		if (len > at)
+			seq_write(m, copy + at, len - at);
+	} else if (len) {
+		seq_write(m, copy, len);
+	}
+	kfree(copy);
 	if (atomic_read(&rt_skip_limit_hit))
 		seq_printf(m,
 			   "error skipped too many probe hits (MAXSKIPPED = %lld): %lld found another hit running on the same CPU, %lld found a global still locked after MAXTRYLOCK = %lld attempts, %lld were where RCU is not watching; raise the limit with -D MAXSKIPPED=N (or -D MAXTRYLOCK=N)\n",
@@ -114,14 +137,10 @@ void rt_session_show(struct seq_file *m)
 				       atomic64_read(&rt_sess.skipped_unsafe)),
 			   (long long)atomic64_read(&rt_sess.skipped_locked), rt_script.maxtrylock,
 			   (long long)atomic64_read(&rt_sess.skipped_unsafe));
-	if (copy) {
-		spin_lock_irqsave(&rt_messages_lock, flags);
-		len = rt_messages_len;
-		memcpy(copy, rt_messages, len);
-		spin_unlock_irqrestore(&rt_messages_lock, flags);
-		seq_write(m, copy, len);
-		kfree(copy);
-	}
+	rt_timing_show(m);
+	if (atomic_read(&rt_errors_suppressed))
+		seq_printf(m, "warning %d failed probe hits were skipped (--suppress-handler-errors)\n",
+			   atomic_read(&rt_errors_suppressed));
 	lost = atomic_read(&rt_messages_lost);
 	if (lost)
 		seq_printf(m, "warning %d more error or warning messages were lost\n", lost);
@@ -195,7 +214,16 @@ out:
 /* An uncaught failure: reported, and counted against MAXERRORS. */
 void rt_report_error(struct rt_cpu *cpu)
 {
-	int n = atomic_inc_return(&rt_errors);
+	int n;
+
+	/* --suppress-handler-errors: as if each handler caught its own
+	 * failure; one no catch could take (a hit over MAXHITTIME) still
+	 * stops the script. */
+	if (rt_script.suppress_errors && !cpu->fatal) {
+		atomic_inc(&rt_errors_suppressed);
+		return;
+	}
+	n = atomic_inc_return(&rt_errors);
 
 	rt_message("error", "%s (probe %s)%s%s", cpu->error, cpu->probe ? cpu->probe->pp : "?",
 		   cpu->hint[0] ? "; " : "", cpu->hint);
@@ -274,6 +302,9 @@ void rt_clock_init(void)
 					  NSEC_PER_MSEC);
 	if (!rt_clock.ov_interval)
 		rt_clock.ov_threshold = U64_MAX; /* STP_NO_OVERLOAD */
+	rt_clock.ov_limit = rt_clock.ov_threshold;
+	if (rt_script.timing)
+		rt_clock.ov_threshold = 0;
 	rt_budget_split(rt_script.maxaction, &rt_clock.hit_actions, &rt_clock.hit_reserve);
 }
 
@@ -347,13 +378,52 @@ static void rt_overload(struct rt_cpu *cpu, u64 now)
  */
 void rt_overload_check(struct rt_cpu *cpu, u64 now, u64 used)
 {
+	if (rt_script.timing && cpu->timing && cpu->probe) {
+		struct rt_timing *t = &cpu->timing[cpu->probe - rt_script.probes];
+
+		t->min = t->hits && t->min < used ? t->min : used;
+		t->max = max(t->max, used);
+		t->hits++;
+		t->cycles += used;
+		if (cpu->ov_used <= rt_clock.ov_limit)
+			return;
+	}
 	if (now - cpu->ov_start >= rt_clock.ov_interval) {
 		cpu->ov_start = now - used;
 		cpu->ov_used = used;
-		if (used <= rt_clock.ov_threshold)
+		if (used <= rt_clock.ov_limit)
 			return;
 	}
 	rt_overload(cpu, now);
+}
+
+/* -t: every probe that ran, with its hits and cycles on all CPUs, as
+ * "report" lines of the status (staprun prints them at the end). */
+static void rt_timing_show(struct seq_file *m)
+{
+	int i, k;
+
+	if (!rt_script.timing || !rt_sess.cpus)
+		return;
+	seq_puts(m, "report ----- probe hit report:\n");
+	for (i = 0; i < rt_script.nprobes; i++) {
+		struct rt_timing sum = { 0 };
+
+		for_each_possible_cpu(k) {
+			const struct rt_timing *t = per_cpu_ptr(rt_sess.cpus, k)->timing;
+
+			if (!t || !t[i].hits)
+				continue;
+			sum.min = sum.hits && sum.min < t[i].min ? sum.min : t[i].min;
+			sum.max = max(sum.max, t[i].max);
+			sum.hits += t[i].hits;
+			sum.cycles += t[i].cycles;
+		}
+		if (sum.hits)
+			seq_printf(m, "report %s, hits: %llu, cycles: %llumin/%lluavg/%llumax, index: %d\n",
+				   rt_script.probes[i].pp, sum.hits, sum.min,
+				   div64_u64(sum.cycles, sum.hits), sum.max, i);
+	}
 }
 
 void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, const char *loc)
@@ -430,6 +500,7 @@ static void rt_free_cpus(void)
 		kfree(cpu->stat_scratch);
 		rt_free_big(cpu->iter_slots);
 		rt_free_big(cpu->re_scratch);
+		rt_free_big(cpu->timing);
 		kfree(cpu->re_subject);
 		kfree(cpu->tok_str);
 	}
@@ -480,6 +551,11 @@ static int rt_alloc_cpus(void)
 		if (rt_script.regex_prog) {
 			cpu->re_scratch = rt_alloc_big(RT_RE_SCRATCH(rt_script.regex_prog));
 			if (!cpu->re_scratch)
+				return -ENOMEM;
+		}
+		if (rt_script.timing) {
+			cpu->timing = rt_alloc_big(array_size(rt_script.nprobes, sizeof(struct rt_timing)));
+			if (!cpu->timing)
 				return -ENOMEM;
 		}
 	}

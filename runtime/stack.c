@@ -18,8 +18,14 @@
 
 #include "runtime.h"
 
-/* Frames a backtrace goes through at most. */
-#define RT_MAXBACKTRACE 32
+/* Frames a backtrace goes through at most: MAXBACKTRACE (the translator
+ * keeps it within 1..RT_MAXBACKTRACE, the room kept on the stack). */
+#define RT_MAXBACKTRACE 64
+
+static int rt_frames_max(void)
+{
+	return clamp_t(int, rt_script.maxbacktrace, 1, RT_MAXBACKTRACE);
+}
 
 static int rt_callchain(struct rt_context *c, unsigned long *addrs, int max)
 {
@@ -93,7 +99,7 @@ void rt_symdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 void rt_backtrace(struct rt_context *c, char *buf, rt_size size)
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
-	int n = rt_callchain(c, addrs, RT_MAXBACKTRACE), i;
+	int n = rt_callchain(c, addrs, rt_frames_max()), i;
 	rt_size len = 0;
 
 	buf[0] = 0;
@@ -131,14 +137,14 @@ void rt_print_backtrace(struct rt_context *c)
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
 
-	rt_stack_lines(c, addrs, rt_callchain(c, addrs, RT_MAXBACKTRACE), NULL, 0);
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), NULL, 0);
 }
 
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size)
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
 
-	rt_stack_lines(c, addrs, rt_callchain(c, addrs, RT_MAXBACKTRACE), buf, size);
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), buf, size);
 }
 
 void rt_print_stack(struct rt_context *c, const char *text)
@@ -146,7 +152,7 @@ void rt_print_stack(struct rt_context *c, const char *text)
 	unsigned long addrs[RT_MAXBACKTRACE];
 	int n = 0;
 
-	while (*text && n < RT_MAXBACKTRACE) {
+	while (*text && n < rt_frames_max()) {
 		char *end;
 
 		addrs[n] = simple_strtoul(text, &end, 16);

@@ -217,6 +217,9 @@ int sr_status_report(const struct sr_status *st)
 			nerr++;
 		} else if (len >= 8 && !strncmp(line, "warning ", 8)) {
 			fprintf(stderr, "WARNING: %.*s\n", len - 8, line + 8);
+		} else if (len >= 7 && !strncmp(line, "report ", 7)) {
+			/* -t: the probe hit report, as it is */
+			fprintf(stderr, "%.*s\n", len - 7, line + 7);
 		}
 		line = nl ? nl + 1 : NULL;
 	}

@@ -98,6 +98,12 @@ static int pass1_parse(struct session *s)
 	int file;
 	if (s->script_text) {
 		file = src_add("<input>", xstrdup(s->script_text), strlen(s->script_text), false);
+	} else if (!strcmp(s->script_file, "-")) {
+		size_t len;
+		char *text = read_fd(0, &len);
+		if (!text)
+			fatal("cannot read the script from standard input: %m");
+		file = src_add("<stdin>", text, len, false);
 	} else {
 		file = src_load(s->script_file, false);
 		if (file < 0)
@@ -106,6 +112,11 @@ static int pass1_parse(struct session *s)
 	prog->user_file = file;
 	struct ptrvec all = { 0 };
 	int errors = parse_file(file, env, &all);
+	/* -T N: the script ends itself after N seconds, as with SystemTap. */
+	if (s->exit_after_s) {
+		char *text = xasprintf("probe timer.s(%d) { exit() }\n", s->exit_after_s);
+		errors += parse_file(src_add("<-T>", text, strlen(text), false), env, &all);
+	}
 	size_t nuser = all.n;
 	/* The tapset files the script needs, declared before it, as if the
 	 * whole library came first. */
@@ -164,7 +175,7 @@ static void choose_release(struct session *s)
 			fatal("no kernel image in /boot to boot in the guest; install the packages "
 			      "linux-image-amd64 and linux-headers-amd64");
 		s->release = newest;
-		if (k.images > 1 || k.no_image)
+		if ((k.images > 1 || k.no_image) && !s->quiet)
 			fprintf(stderr,
 				"stap: note: --vm boots kernel %s, the newest installed with its "
 				"headers%s; -r RELEASE chooses another\n",
@@ -179,7 +190,9 @@ static void choose_release(struct session *s)
 	bool have = file_exists(vmlinuz) || file_exists(build);
 	free(vmlinuz);
 	free(build);
-	if (!have && newest && s->last_pass > 1)
+	if (s->quiet)
+		; /* -q: no notes */
+	else if (!have && newest && s->last_pass > 1)
 		fprintf(stderr,
 			"stap: note: the running kernel %s is not installed here; for the installed "
 			"kernel %s, use -r %s or --vm\n",

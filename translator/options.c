@@ -28,6 +28,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stap [options] SCRIPT.stp [ARG ...]\n"
+		"       stap [options] - [ARG ...]     (the script on standard input)\n"
 		"       stap [options] -e 'SCRIPT' [ARG ...]\n"
 		"\n"
 		"Translate a probe script into a kernel module and run it. The ARGs are the\n"
@@ -50,10 +51,26 @@ static void usage(FILE *f)
 		"                TRYLOCKDELAY, MAXERRORS, MAXSKIPPED, MAXACTIVE, HIST_ELISION,\n"
 		"                MAXHITTIME (us one hit may run), MAXMEMORY (KiB the script may\n"
 		"                take), STP_OVERLOAD_THRESHOLD and STP_OVERLOAD_INTERVAL (ns);\n"
-		"                -D STP_NO_OVERLOAD turns the overload check off\n"
+		"                -D STP_NO_OVERLOAD turns the overload check off; MAXBACKTRACE\n"
+		"                (frames, at most 64), KRETACTIVE (MAXACTIVE); -D NAME alone is\n"
+		"                NAME=1; other names go to the compiler, as in SystemTap\n"
 		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
 		"  -I DIR        also read tapsets from DIR\n"
 		"  -w            no warnings\n"
+		"  -W            warnings are errors\n"
+		"  -q            no notes (what stap chose for you), only warnings and errors\n"
+		"  -u            unoptimized: keep alias variables nothing reads\n"
+		"  -t            count each probe's hits and time them; report at the end\n"
+		"  -T SECONDS    exit() after SECONDS\n"
+		"  -d PATH       embed the symbols of the user-space file PATH too (usymname() and\n"
+		"                stacks); -d MODULE is accepted (kernel symbols come from kallsyms)\n"
+		"  --ldd         -d for the shared libraries the probed programs need\n"
+		"  --suppress-handler-errors  a hit that fails is skipped and counted, and the\n"
+		"                script goes on (as try { ... } catch { next })\n"
+		"  --suppress-time-limits  with -g: no overload check, MAXACTION and MAXHITTIME\n"
+		"                at their highest\n"
+		"  --compatible=VERSION  accepted for SystemTap's scripts (Tapline's language\n"
+		"                and tapsets have one version)\n"
 		"  -g            guru mode: embedded C (%%{ ... %%}), and probes on functions the\n"
 		"                runtime itself calls\n"
 		"  -G NAME=VALUE initial value of the global NAME\n"
@@ -61,6 +78,10 @@ static void usage(FILE *f)
 		"  -L PP         list them with their variables and types\n"
 		"  --vm          run pass 5 in a throwaway qemu guest booting the target kernel\n"
 		"  --vm-timeout=S  stop the guest after S seconds (default: no limit)\n"
+		"  --vm-file=HOST[:GUEST]  copy a file into the --vm guest (default: at the\n"
+		"                same path); repeatable\n"
+		"  --vm-module=NAME|PATH  load a module (and what it depends on) in the --vm\n"
+		"                guest before the script starts; repeatable\n"
 		"  --debuginfo-path=DIR[:DIR]  look for modules' debug files (NAME.ko with\n"
 		"                DWARF, NAME.ko.debug) under these directories first\n"
 		"  --debug-archive=FILE  an offline debug archive (eu-make-debug-archive) to use\n"
@@ -119,6 +140,9 @@ static const char *limit_alias(const char *name)
 {
 	if (!strcmp(name, "STP_MAXMEMORY"))
 		return "MAXMEMORY";
+	/* SystemTap's kretprobe maxactive, which MAXACTIVE is here. */
+	if (!strcmp(name, "KRETACTIVE"))
+		return "MAXACTIVE";
 	return name;
 }
 
@@ -131,29 +155,49 @@ static void set_limit(struct session *s, const char *arg)
 		s->limit_set[LIMIT_STP_NO_OVERLOAD] = true;
 		return;
 	}
-	if (!eq)
-		fatal("-D wants NAME=VALUE, e.g. -D MAXACTION=10000 (got '%s')", arg);
-	char *alias = xstrndup(arg, (size_t)(eq - arg));
+	/* -D NAME alone is NAME=1, as the compiler takes it. */
+	size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+	const char *value = eq ? eq + 1 : "1";
+	if (nlen == 0)
+		fatal("-D wants NAME or NAME=VALUE, e.g. -D MAXACTION=10000 (got '%s')", arg);
+	char *alias = xstrndup(arg, nlen);
 	char *name = xstrdup(limit_alias(alias));
 	free(alias);
 	for (int i = 0; i < NLIMITS; i++) {
 		if (!strcmp(name, limit_info[i].name)) {
 			/* Only HIST_ELISION means something below 0 (keep every row). */
-			s->limits[i] = i == LIMIT_HIST_ELISION ? parse_signed(eq + 1, name)
-							       : parse_number(eq + 1, name);
+			s->limits[i] = i == LIMIT_HIST_ELISION ? parse_signed(value, name)
+							       : parse_number(value, name);
 			s->limit_set[i] = true;
 			free(name);
 			return;
 		}
 	}
+	/* Names Tapline has no use for go to the compiler, as SystemTap's do
+	 * (the generated C reads none of them); one close to a limit's name
+	 * is more likely a typing mistake, and is refused. */
 	struct suggest sg;
 	suggest_init(&sg, name);
 	for (int i = 0; i < NLIMITS; i++)
 		suggest_offer(&sg, limit_info[i].name);
 	suggest_offer(&sg, "STP_MAXMEMORY");
-	fprintf(stderr, "stap: -D %s: unknown limit\n", name);
-	suggest_hint(&sg, NULL);
-	exit(1);
+	if (sg.best[0]) {
+		fprintf(stderr, "stap: -D %s: unknown limit\n", name);
+		suggest_hint(&sg, NULL);
+		exit(1);
+	}
+	for (const char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (p > name && *p >= '0' && *p <= '9')))
+			fatal("-D %s: not a name the compiler takes", name);
+	/* The value goes into a Kbuild file too (guru mode): plain words only. */
+	for (const char *p = value; *p; p++)
+		if (!(*p == '_' || *p == '.' || *p == '-' || *p == '+' || (*p >= '0' && *p <= '9') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+			fatal("-D %s=%s: the value may hold letters, digits and _ . + - only", name,
+			      value);
+	pv_push(&s->cc_defines, xasprintf("%s=%s", name, value));
+	free(name);
 }
 
 static bool valid_module_name(const char *name)
@@ -170,7 +214,8 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_LDD, OPT_COMPATIBLE,
+	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES,
 	       OPT_SIGN_KEY, OPT_SIGN_CERT };
 	static const struct option longopts[] = {
@@ -178,6 +223,12 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "vm", no_argument, NULL, OPT_VM },
 		{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
+		{ "vm-file", required_argument, NULL, OPT_VM_FILE },
+		{ "vm-module", required_argument, NULL, OPT_VM_MODULE },
+		{ "ldd", no_argument, NULL, OPT_LDD },
+		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
+		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
+		{ "suppress-time-limits", no_argument, NULL, OPT_SUPPRESS_TIME_LIMITS },
 		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
 		{ "btf", no_argument, NULL, OPT_BTF },
@@ -194,7 +245,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wgG:l:L:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			s->script_text = optarg;
@@ -257,6 +308,43 @@ void options_parse(struct session *s, int argc, char **argv)
 		case 'w':
 			s->no_warnings = true;
 			break;
+		case 'W':
+			s->warnings_are_errors = true;
+			break;
+		case 'q':
+			s->quiet = true;
+			break;
+		case 'u':
+			s->unoptimized = true;
+			break;
+		case 't':
+			s->timing = true;
+			break;
+		case 'T': {
+			long long t = parse_number(optarg, "-T");
+			if (t < 1 || t > 365LL * 24 * 3600)
+				fatal("-T takes a number of seconds from 1 to a year, not %s", optarg);
+			s->exit_after_s = (int)t;
+			break;
+		}
+		case 'd':
+			/* A kernel module's symbols come from kallsyms when it is
+			 * loaded; a user file's are embedded (usymname() and the like). */
+			if (strchr(optarg, '/'))
+				pv_push(&s->symbol_files, optarg);
+			break;
+		case OPT_LDD:
+			s->ldd = true;
+			break;
+		case OPT_COMPATIBLE:
+			s->compatible = optarg;
+			break;
+		case OPT_SUPPRESS_HANDLER_ERRORS:
+			s->suppress_handler_errors = true;
+			break;
+		case OPT_SUPPRESS_TIME_LIMITS:
+			s->suppress_time_limits = true;
+			break;
 		case 'g':
 			s->guru = true;
 			break;
@@ -274,6 +362,16 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_VM_TIMEOUT:
 			s->vm_timeout = (int)parse_number(optarg, "--vm-timeout");
+			break;
+		case OPT_VM_FILE:
+			if (!optarg[0] || optarg[0] == ':')
+				fatal("--vm-file wants HOST[:GUEST], e.g. --vm-file=./prog:/bin/prog");
+			pv_push(&s->vm_files, optarg);
+			break;
+		case OPT_VM_MODULE:
+			if (!optarg[0])
+				fatal("--vm-module wants a module name or the path of a .ko file");
+			pv_push(&s->vm_modules, optarg);
 			break;
 		case OPT_DEBUGINFO_PATH:
 			/* DIR[:DIR...], as libdwfl's own path lists are written */
@@ -326,6 +424,7 @@ void options_parse(struct session *s, int argc, char **argv)
 			usage(stderr);
 			exit(1);
 		}
+		/* "-" is the standard input, read in pass 1. */
 		s->script_file = argv[optind++];
 	}
 	/* The rest are the script's arguments: $1, @1, ... */
@@ -355,7 +454,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_STP_OVERLOAD_INTERVAL, 1000000, 100000000000LL },
 		{ LIMIT_STP_OVERLOAD_THRESHOLD, 1, 100000000000LL },
 		{ LIMIT_STP_NO_OVERLOAD, 0, 1 },
-		{ LIMIT_MAXMEMORY, 0, 1LL << 40 },
+		{ LIMIT_MAXMEMORY, 0, 1LL << 40 },     { LIMIT_MAXBACKTRACE, 1, 64 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
 		long long v = s->limits[bounds[i].id];
@@ -366,6 +465,21 @@ void options_parse(struct session *s, int argc, char **argv)
 	if (s->limits[LIMIT_STP_OVERLOAD_THRESHOLD] > s->limits[LIMIT_STP_OVERLOAD_INTERVAL])
 		fatal("STP_OVERLOAD_THRESHOLD (%lld) must not be more than STP_OVERLOAD_INTERVAL (%lld)",
 		      s->limits[LIMIT_STP_OVERLOAD_THRESHOLD], s->limits[LIMIT_STP_OVERLOAD_INTERVAL]);
+	/* The limits that bound a hit's time, lifted as far as the kernel's
+	 * watchdogs allow (the bounds above still hold): guru mode only, as in
+	 * SystemTap, since a slow handler then slows the whole machine. */
+	if (s->suppress_time_limits) {
+		if (!s->guru)
+			fatal("--suppress-time-limits lets handlers take all of a CPU: it needs guru "
+			      "mode (-g)");
+		s->limits[LIMIT_STP_NO_OVERLOAD] = 1;
+		if (!s->limit_set[LIMIT_MAXACTION])
+			s->limits[LIMIT_MAXACTION] = 1000000;
+		if (!s->limit_set[LIMIT_MAXHITTIME])
+			s->limits[LIMIT_MAXHITTIME] = 1000000;
+	}
+	if ((s->vm_files.n || s->vm_modules.n) && !s->vm)
+		fatal("--vm-file and --vm-module are for a --vm guest: add --vm");
 	/* A guest under TCG runs each virtual CPU as a host thread, which the
 	 * host may pause for milliseconds while it holds a global's lock: with
 	 * --vm, wait up to the 0.1 s bound below by default rather than skip. */
@@ -380,6 +494,7 @@ void options_parse(struct session *s, int argc, char **argv)
 	if (s->limits[LIMIT_BUFFER_KB] < 16 || s->limits[LIMIT_BUFFER_KB] > 1024 * 1024)
 		fatal("the output buffer (-s) must be between 1 and 1024 MiB");
 	diag_set_warnings(!s->no_warnings);
+	diag_set_warnings_are_errors(s->warnings_are_errors);
 }
 
 /* SystemTap's default module name: stap_ and a hash of what was compiled. */

@@ -33,7 +33,8 @@
 	X(STP_OVERLOAD_INTERVAL, 1000000000, "ns over which the overload check measures handlers") \
 	X(STP_OVERLOAD_THRESHOLD, 500000000, "ns of handler time per interval that stop the script") \
 	X(STP_NO_OVERLOAD, 0, "1 (or -D STP_NO_OVERLOAD alone): no overload check")             \
-	X(MAXMEMORY, 0, "KiB of kernel memory the script may take (0: a quarter of RAM)")
+	X(MAXMEMORY, 0, "KiB of kernel memory the script may take (0: a quarter of RAM)")     \
+	X(MAXBACKTRACE, 32, "frames a backtrace shows (at most 64)")
 
 enum limit_id {
 #define X(name, def, what) LIMIT_##name,
@@ -199,13 +200,26 @@ struct session {
 	long target_pid;          /* -x, 0: none */
 	bool vm;
 	int vm_timeout;
+	struct ptrvec vm_files;   /* --vm-file=HOST[:GUEST] */
+	struct ptrvec vm_modules; /* --vm-module=NAME|PATH, loaded before the script */
 	bool no_warnings;
+	bool warnings_are_errors; /* -W */
+	bool quiet;               /* -q: no notes */
+	bool unoptimized;         /* -u: alias variables nothing reads are kept */
+	int exit_after_s;         /* -T: the script exits after this many seconds; 0: never */
+	bool timing;              /* -t: each probe's hits and time, reported at the end */
+	bool suppress_handler_errors; /* --suppress-handler-errors: a failing hit is skipped */
+	bool suppress_time_limits; /* --suppress-time-limits (guru mode) */
+	const char *compatible;   /* --compatible=VERSION, accepted (see doc/options.md) */
+	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */
+	bool ldd;                 /* --ldd */
 	bool guru;                /* -g: guru mode */
 	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_ALIASES } dump; /* --dump-...: list and exit */
 	struct ptrvec global_inits; /* -G NAME=VALUE (char *) */
 	long long limits[NLIMITS];
 	bool limit_set[NLIMITS];
 	struct ptrvec include_dirs; /* -I */
+	struct ptrvec cc_defines; /* -D NAME[=VALUE] Tapline has no use for: to the compiler */
 
 	/* where Tapline's own files are */
 	char *runtime_dir, *tapset_dir, *staprun_path;

@@ -66,6 +66,28 @@ static void *thread_main(void *arg)
 	return arg;
 }
 
+/* A struct local the compiler keeps in registers (ut locals: $$locals). */
+struct ut_pair {
+	int a, b;
+};
+
+__attribute__((noinline)) static struct ut_pair ut_make_pair(int a)
+{
+	struct ut_pair q = { a, a + 1 };
+
+	__asm__ volatile("" : "+r"(q.a));
+	return q;
+}
+
+__attribute__((noinline)) int ut_use_pair(int a)
+{
+	struct ut_pair q = ut_make_pair(a);
+	int product = q.a * q.b;
+
+	__asm__ volatile("" : "+r"(product));
+	return product; /* ut_use_pair_return */
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "run";
@@ -107,8 +129,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("plugin %d\n", plugin(6));
+	} else if (!strcmp(mode, "locals")) {
+		printf("pair %d\n", ut_use_pair(6));
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals\n");
 		return 2;
 	}
 	return 0;

@@ -359,8 +359,10 @@ static void pp_value(struct reader *r, const char *s, const char *cur, bool is_a
 		return;
 	case CT_STRUCT:
 	case CT_UNION:
+		/* A struct the compiler keeps in registers has no address to
+		 * read members at: shown as a struct, as SystemTap does. */
 		if (!is_addr) {
-			cat_literal(g, s, "?");
+			cat_literal(g, s, "{...}");
 			return;
 		}
 		pp_aggregate(r, s, cur, t, depth);
@@ -494,7 +496,12 @@ static char *cg_varlist(struct cg *g, struct node *n, const struct target_access
 		struct reader r;
 		reader_init(&r, g, &one, n);
 		bool saved = a->in_return && a->var_offs[i] != NO_SLOT;
-		if (v->loc.kind == TL_NONE || (a->in_return && !saved)) {
+		struct ctype *vt = ctype_complete(v->type);
+		if (!a->pretty && vt && (vt->kind == CT_STRUCT || vt->kind == CT_UNION)) {
+			/* Not expanded without '$': a struct is "{...}" wherever
+			 * the compiler keeps it, even where it cannot be read. */
+			cat_literal(g, s, "{...}");
+		} else if (v->loc.kind == TL_NONE || (a->in_return && !saved)) {
 			cat_literal(g, s, "?");
 		} else {
 			bool is_addr;

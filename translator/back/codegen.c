@@ -1793,6 +1793,9 @@ char *cg_translate(struct session *s)
 		  "\t.maxmemory_kb = %lld,\n"
 		  "\t.uobjects = rt_uobjects,\n"
 		  "\t.nuobjects = %zu,\n"
+		  "\t.maxbacktrace = %lld,\n"
+		  "\t.suppress_errors = %d,\n"
+		  "\t.timing = %d,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1803,7 +1806,8 @@ char *cg_translate(struct session *s)
 		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset,
 		  g.statics.n ? "rt_statics" : "0", g.statics.n, lim[LIMIT_MAXHITTIME],
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
-		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n);
+		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n,
+		  lim[LIMIT_MAXBACKTRACE], s->suppress_handler_errors, s->timing);
 	pv_free(&g.statics);
 	free(g.map_of);
 	free(g.stats_of);

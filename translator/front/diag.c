@@ -21,6 +21,7 @@ static bool warnings_on = true;
 static bool quiet;
 /* Warnings shown and held back, per code. */
 static int nwarnings[D_NCODES], nsuppressed[D_NCODES];
+static bool warnings_are_errors; /* -W */
 /* Notes and hints of a suppressed warning are suppressed with it. */
 static bool last_shown = true;
 /* Instead of exit(1) after too many errors (the fuzzer's). */
@@ -179,8 +180,25 @@ void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 	}
 }
 
+void diag_set_warnings_are_errors(bool on)
+{
+	warnings_are_errors = on;
+}
+
 void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
+	if (warnings_are_errors) {
+		/* -W: reported and counted as the error it now is. */
+		last_shown = !quiet;
+		nerrors++;
+		if (quiet)
+			return;
+		va_list ap;
+		va_start(ap, fmt);
+		report("error", loc, code, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	last_shown = !quiet && warnings_on && nwarnings[code] < DIAG_MAX_WARNINGS;
 	if (quiet)
 		return;

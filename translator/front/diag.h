@@ -44,6 +44,8 @@ void diag_summary(void);
 const char *diag_code_name(enum diag_code code);
 /* Suppress warnings (-w). */
 void diag_set_warnings(int enabled);
+/* -W: every warning is an error (reported as one, and counted). */
+void diag_set_warnings_are_errors(bool on);
 /* Drop every diagnostic, uncounted, while on (scanning a file only to index it). */
 void diag_set_quiet(bool quiet);
 

@@ -41,6 +41,7 @@ struct parse_state {
 	struct pp *pp;
 	struct ptrvec *decls;
 	int braces, parens;    /* nesting so far, for error recovery */
+	struct loc open_brace[32]; /* where each open block began, innermost last */
 	bool skipping;         /* recovering: pass only tokens to resync on */
 	int skip_braces;
 	int quiet_line;        /* after an unsupported construct, its line is quiet */
@@ -54,6 +55,7 @@ void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char
 }
 
 %code {
+#include <ctype.h>
 #include <limits.h>
 #include <string.h>
 
@@ -926,6 +928,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_state *ps
 	if (got != YYSYMBOL_YYEOF)
 		sb_puts(&b, yysymbol_name(got));
 	diag_error(at, D_SYNTAX, "%s", b.s);
+	/* A bare name where a probe point (or @cast) wants a string: quote it. */
+	if (got == YYSYMBOL_IDENT && has_token(toks, n, YYSYMBOL_STRING) && n <= 4) {
+		size_t len;
+		const char *line = src_line(at.file, at.line, &len);
+		size_t from = at.col > 0 ? (size_t)at.col - 1 : 0, to = from;
+		while (line && to < len && (line[to] == '_' || isalnum((unsigned char)line[to])))
+			to++;
+		if (to > from)
+			diag_hint("a name there is a string: write \"%.*s\"", (int)(to - from),
+				  line + from);
+	}
+	/* A '}' missing: show the block it would close (the innermost). */
+	if (close_block && (declaration || got == YYSYMBOL_YYEOF) && ps->braces > 0 &&
+	    ps->braces <= (int)ARRAY_SIZE(ps->open_brace))
+		diag_note(ps->open_brace[ps->braces - 1], "the block that is not closed begins here");
 	sb_free(&b);
 	/* Where a name could go; 'limit', 'string' and 'long' surprise most. */
 	bool surprising = got == YYSYMBOL_LIMIT || got == YYSYMBOL_KW_STRING ||
@@ -985,8 +1002,11 @@ int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps)
 {
 	for (;;) {
 		int t = pp_lex(ps->pp, lval, lloc);
-		if (t == '{')
+		if (t == '{') {
+			if (ps->braces >= 0 && ps->braces < (int)ARRAY_SIZE(ps->open_brace))
+				ps->open_brace[ps->braces] = *lloc;
 			ps->braces++;
+		}
 		else if (t == '}')
 			ps->braces--;
 		else if (t == '(')

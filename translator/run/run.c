@@ -18,6 +18,7 @@
 
 #include "debuginfo/kernel.h"
 #include "run/run.h"
+#include "run/guestmods.h"
 #include "run/vm.h"
 #include "util.h"
 
@@ -50,16 +51,67 @@ static int run_in_vm(struct session *s)
 	if (!vm_available(s->release, true))
 		return 1;
 	char *guest_ko = xasprintf("/m/%s.ko", s->module_name);
-	struct vm_file files[] = {
-		{ .host_path = s->staprun_path, .guest_path = "/bin/staprun", .mode = 0755 },
-		{ .host_path = s->ko_file, .guest_path = guest_ko, .mode = 0644 },
-	};
+	struct guest_mods mods = { 0 };
+	char *why;
+	if (!guest_mods_resolve(&mods, s->release, &s->vm_modules, &why)) {
+		fprintf(stderr, "stap: --vm-module: %s\n", why);
+		free(why);
+		guest_mods_free(&mods);
+		free(guest_ko);
+		return 1;
+	}
+	size_t nfiles = 2 + s->vm_files.n + mods.host_paths.n;
+	struct vm_file *files = xcalloc(nfiles, sizeof *files);
+	files[0] = (struct vm_file){ .host_path = s->staprun_path, .guest_path = "/bin/staprun",
+				     .mode = 0755 };
+	files[1] = (struct vm_file){ .host_path = s->ko_file, .guest_path = guest_ko, .mode = 0644 };
+	size_t nf = 2;
+	/* --vm-file=HOST[:GUEST]: at the same path unless told. */
+	struct ptrvec owned = { 0 };
+	for (size_t i = 0; i < s->vm_files.n; i++) {
+		char *spec = xstrdup(s->vm_files.v[i]), *colon = strchr(spec, ':');
+		if (colon)
+			*colon = 0;
+		char *host = spec, *guest = colon && colon[1] ? colon + 1 : NULL;
+		if (guest && guest[0] != '/') {
+			fprintf(stderr, "stap: --vm-file: the guest path must be absolute: %s\n", guest);
+			free(spec);
+			pv_free_all(&owned);
+			free(files);
+			guest_mods_free(&mods);
+			free(guest_ko);
+			return 1;
+		}
+		char *abs = host[0] == '/' ? xstrdup(host) : realpath(host, NULL);
+		if (!abs || !file_exists(abs)) {
+			fprintf(stderr, "stap: --vm-file: cannot read %s\n", host);
+			free(abs);
+			free(spec);
+			pv_free_all(&owned);
+			free(files);
+			guest_mods_free(&mods);
+			free(guest_ko);
+			return 1;
+		}
+		pv_push(&owned, abs);
+		pv_push(&owned, guest ? xstrdup(guest) : xstrdup(abs));
+		files[nf++] = (struct vm_file){ .host_path = abs, .guest_path = owned.v[owned.n - 1] };
+		free(spec);
+	}
+	for (size_t i = 0; i < mods.host_paths.n; i++)
+		files[nf++] = (struct vm_file){ .host_path = mods.host_paths.v[i],
+						.guest_path = mods.guest_paths.v[i], .mode = 0644 };
 	struct ptrvec argv = { 0 };
 	add_arg(&argv, "staprun");
 	staprun_args(s, &argv, true);
 	add_arg(&argv, guest_ko);
 	struct strbuf cmd;
 	sb_init(&cmd);
+	/* The --vm-module modules first, in order; one that does not load
+	 * ends the job before the script. */
+	for (size_t i = 0; i < mods.guest_paths.n; i++)
+		sb_printf(&cmd, "insmod %s || { echo \"stap: --vm-module: cannot load %s\" >&2; exit 1; }; ",
+			  (char *)mods.guest_paths.v[i], (char *)mods.names.v[i]);
 	/* exec: a forwarded signal then reaches staprun alone, and the job's
 	 * status is staprun's, not that of a shell the signal killed. */
 	sb_puts(&cmd, "exec ");
@@ -79,7 +131,7 @@ static int run_in_vm(struct session *s)
 	struct vm_config cfg = {
 		.release = s->release,
 		.files = files,
-		.nfiles = ARRAY_SIZE(files),
+		.nfiles = nf,
 		.timeout_s = s->vm_timeout,
 		/* Boots in about a third of the time (no in-guest decompression);
 		 * the guest kernel then runs without KASLR. */
@@ -118,6 +170,9 @@ static int run_in_vm(struct session *s)
 	vm_result_free(&res);
 	sb_free(&cmd);
 	pv_free(&argv);
+	pv_free_all(&owned);
+	free(files);
+	guest_mods_free(&mods);
 	free(guest_ko);
 	return status;
 }

@@ -192,8 +192,9 @@ static struct node *derived_body(struct deriver *d)
 		if (a->kind == N_ALIAS)
 			add_alias_block(body, &blocks, a->els, user);
 	}
-	/* Listing (-l, -L) shows what an alias offers: keep every variable. */
-	if (!d->s->list)
+	/* Listing (-l, -L) shows what an alias offers: keep every variable;
+	 * -u keeps them too (an elided read that would fault then does). */
+	if (!d->s->list && !d->s->unoptimized)
 		elide_alias_stores(d->s, body, &blocks);
 	pv_free(&blocks);
 	return body;

@@ -212,6 +212,7 @@ int sema_elaborate(struct session *s)
 	if (errors)
 		return errors;
 	errors += probes_resolve(s);
+	errors += uprobes_symbol_files(s);
 	for (size_t i = 0; i < s->prog.handlers.n; i++) {
 		struct fold_ctx f = { s, s->prog.handlers.v[i] };
 		fold_defined(f.h->body, &f);

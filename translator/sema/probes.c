@@ -182,6 +182,35 @@ bool want_number(const struct pp_ctx *c, int i, bool required, long long *out)
 	return true;
 }
 
+/* No name is near: the aliases of the same family ("vm." for vm.kmalloc),
+ * which is what a user reaching for one is looking for. False if none. */
+static bool hint_family_aliases(const struct pp_ctx *c, const char *shape)
+{
+	const struct ptrvec *names = c->pt->alias_names;
+	size_t fam = strcspn(shape, ".");
+	if (!names || !shape[fam])
+		return false;
+	struct strbuf b;
+	sb_init(&b);
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < names->n; i++) {
+		const char *a = names->v[i];
+		if (strncmp(a, shape, fam + 1))
+			continue;
+		if (shown < 12)
+			sb_printf(&b, "%s%s", shown++ ? ", " : "", a);
+		else
+			more++;
+	}
+	if (shown) {
+		if (more)
+			sb_printf(&b, " and %zu more (stap -l '%.*s.**')", more, (int)fam, shape);
+		diag_hint("the '%.*s' probe aliases: %s", (int)fam, shape, b.s);
+	}
+	sb_free(&b);
+	return shown > 0;
+}
+
 void unknown_shape(struct pp_ctx *c)
 {
 	if (c->pt->optional)
@@ -203,7 +232,7 @@ void unknown_shape(struct pp_ctx *c)
 		suggest_offer(&sg, known_shapes[i]);
 	for (size_t i = 0; c->pt->alias_names && i < c->pt->alias_names->n; i++)
 		suggest_offer(&sg, c->pt->alias_names->v[i]);
-	if (!suggest_hint(&sg, NULL)) {
+	if (!suggest_hint(&sg, NULL) && !hint_family_aliases(c, shape)) {
 		struct strbuf b;
 		sb_init(&b);
 		for (size_t i = 0; i < ARRAY_SIZE(families); i++)

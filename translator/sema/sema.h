@@ -6,6 +6,7 @@
  *   declarations_collect  every function (by name and arity) and global
  *   probes_resolve        probe points -> concrete probes, through aliases,
  *                         each with the handler (body) it runs
+ *   uprobes_symbol_files  the user files -d and --ldd add symbols of
  *   resolve_names         names -> symbols in every handler and reachable
  *                         function (and the script's uncalled ones, which
  *                         are checked too); which globals each handler locks
@@ -23,6 +24,7 @@ int sema_elaborate(struct session *s);
 
 int declarations_collect(struct session *s);
 int probes_resolve(struct session *s);
+int uprobes_symbol_files(struct session *s);
 int resolve_names(struct session *s);
 int types_check(struct session *s);
 void locks_fold(struct session *s);

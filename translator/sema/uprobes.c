@@ -397,3 +397,55 @@ void process_point(struct pp_ctx *c)
 		unknown_shape(c);
 	free(path);
 }
+
+static void add_symbol_object(struct session *s, const struct user_elf *u)
+{
+	for (size_t i = 0; i < s->prog.user_objects.n; i++)
+		if (s->prog.user_objects.v[i] == u)
+			return;
+	pv_push(&s->prog.user_objects, (void *)u);
+}
+
+/*
+ * -d PATH and --ldd: user files whose symbols are embedded although no
+ * probe is in them (usymname() and the like name addresses there): each
+ * -d file, then, with --ldd, the libraries the probed programs and the -d
+ * files need. Returns the number of errors.
+ */
+int uprobes_symbol_files(struct session *s)
+{
+	int errors = 0;
+	for (size_t i = 0; i < s->symbol_files.n; i++) {
+		char *why = NULL;
+		char *path = user_find_program(s->symbol_files.v[i], &why);
+		const struct user_elf *u = path ? user_elf_open(path, &why) : NULL;
+		if (!u) {
+			fprintf(stderr, "stap: -d %s: %s\n", (char *)s->symbol_files.v[i],
+				why ? why : "cannot read it");
+			errors++;
+		} else {
+			add_symbol_object(s, u);
+		}
+		free(why);
+		free(path);
+	}
+	if (!s->ldd)
+		return errors;
+	/* The list grows as libraries are added: their own needs come too. */
+	for (size_t i = 0; i < s->prog.user_objects.n; i++) {
+		const struct user_elf *u = s->prog.user_objects.v[i];
+		for (size_t k = 0; k < u->nneeded; k++) {
+			char *why = NULL;
+			char *lib = user_find_library(u, u->needed[k], &why);
+			const struct user_elf *l = lib ? user_elf_open(lib, &why) : NULL;
+			if (l)
+				add_symbol_object(s, l);
+			else if (s->verbose)
+				fprintf(stderr, "stap: --ldd: %s of %s: %s\n", u->needed[k], u->path,
+					why ? why : "not found");
+			free(why);
+			free(lib);
+		}
+	}
+	return errors;
+}
