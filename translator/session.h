@@ -210,7 +210,7 @@ struct session {
 	bool timing;              /* -t: each probe's hits and time, reported at the end */
 	bool suppress_handler_errors; /* --suppress-handler-errors: a failing hit is skipped */
 	bool suppress_time_limits; /* --suppress-time-limits (guru mode) */
-	const char *compatible;   /* --compatible=VERSION, accepted (see doc/options.md) */
+	const char *compatible;   /* --compatible=VERSION: accepted, nothing changes */
 	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */
 	bool ldd;                 /* --ldd */
 	bool guru;                /* -g: guru mode */
