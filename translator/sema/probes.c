@@ -764,6 +764,13 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 	return true;
 }
 
+/* .function("f") with nothing after it: the entry of f wherever its code
+ * is, inlined copies included. */
+static bool plain_function(const struct pp_ctx *c)
+{
+	return c->n == 2 && comp_is(c, 1, "function");
+}
+
 /*
  * kernel.function("f[@file[:line]]") through the kernel's DWARF, when a
  * debug file for it exists (Debian's linux-image-R-dbg): each match is
@@ -792,8 +799,17 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	struct ptrvec sites = { 0 };
 	size_t left_out = 0;
 	char *why = NULL;
-	int r = query_sites(c, Q_FUNCTIONS, "kernel", NULL, c->s->kernel->build_id, &q, &sites,
-			    &left_out, &why);
+	bool inlines_only = c->n == 3 && comp_is(c, 2, "inline");
+	int r = query_sites(c, inlines_only ? Q_INLINES : Q_FUNCTIONS, "kernel", NULL,
+			    c->s->kernel->build_id, &q, &sites, &left_out, &why);
+	/* .function is also every copy inlined into a caller, as in SystemTap
+	 * (vfs_getattr inside vfs_statx); .call and .return are not. */
+	if (r >= 0 && plain_function(c)) {
+		char *inline_why = NULL;
+		query_sites(c, Q_INLINES, "kernel", NULL, c->s->kernel->build_id, &q, &sites,
+			    &left_out, &inline_why);
+		free(inline_why);
+	}
 	if (r < 0 && !why) {
 		/* No DWARF (and nothing cached): BTF or the symbols answer. */
 		free(func);
@@ -809,7 +825,7 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	}
 	/* A name DWARF does not know (an alias like __x64_sys_getpid): the
 	 * symbol path still gives $return. */
-	if (sites.n == 0 && !q.file) {
+	if (sites.n == 0 && !q.file && !inlines_only) {
 		free(func);
 		free(file);
 		return false;
@@ -978,11 +994,13 @@ static void kernel_statement_point(struct pp_ctx *c)
 static void kernel_function_point(struct pp_ctx *c)
 {
 	const struct comp *fn = &c->comps[1];
-	bool is_return = false;
+	bool is_return = false, inlines_only = false;
 	if (c->n == 3 && comp_is(c, 2, "return"))
 		is_return = true;
 	else if (c->n == 3 && comp_is(c, 2, "call") && comp_is(c, 0, "kernel"))
 		is_return = false;
+	else if (c->n == 3 && comp_is(c, 2, "inline") && comp_is(c, 0, "kernel"))
+		inlines_only = true;
 	else if (c->n != 2) {
 		unknown_shape(c);
 		return;
@@ -997,9 +1015,31 @@ static void kernel_function_point(struct pp_ctx *c)
 	enum probe_kind kind = is_return ? PK_KRETPROBE : PK_KPROBE;
 	/* Target variables and source files need the kernel's DWARF. */
 	bool wants_types = (c->pt->uses_targets || c->s->list == 2) && !c->s->force_symtab;
-	bool wants_dwarf = strpbrk(name, "@:") || (wants_types && !c->s->force_btf);
-	if (wants_dwarf && comp_is(c, 0, "kernel") && kernel_dwarf_point(c, name, kind, fn->arg->loc))
+	bool wants_dwarf = strpbrk(name, "@:") || inlines_only || plain_function(c) ||
+			   (wants_types && !c->s->force_btf);
+	if (wants_dwarf && !c->s->force_btf && !c->s->force_symtab && comp_is(c, 0, "kernel") &&
+	    kernel_dwarf_point(c, name, kind, fn->arg->loc))
 		return;
+	if (inlines_only) {
+		if (!c->pt->optional) {
+			diag_error(fn->arg->loc, D_NO_DEBUGINFO,
+				   "inlined copies ('.inline') are known from the kernel's DWARF, which "
+				   "is not installed (BTF and the symbol table know only the out-of-line "
+				   "copy)");
+			diag_hint("install linux-image-%s-dbg", c->s->release);
+		}
+		return;
+	}
+	/* Without DWARF only the function's own code is probed: a copy the
+	 * compiler inlined into a caller is invisible to BTF and the symbols. */
+	if (plain_function(c) && (c->s->verbose || c->s->list == 2)) {
+		static bool said;
+		if (!said)
+			fprintf(stderr, "stap: note: without the kernel's DWARF, kernel.function(...) "
+					"probes only each function's out-of-line copy: calls inlined "
+					"into other functions are not seen\n");
+		said = true;
+	}
 	/* Without DWARF, BTF gives parameters (not locals, lines or inlines). */
 	if (wants_types && !strpbrk(name, "@:") && comp_is(c, 0, "kernel") &&
 	    kernel_btf_point(c, name, kind, fn->arg->loc))
@@ -1456,6 +1496,14 @@ static void module_function_point(struct pp_ctx *c)
 				? -1
 				: query_sites(c, statement ? Q_STATEMENTS : inline_copies ? Q_INLINES : Q_FUNCTIONS,
 					      modules.v[i], module_file, build_id, &q, &sites, &left_out, &why);
+		/* .function, as in SystemTap, is also every copy inlined into a
+		 * caller (.call and .return are the out-of-line copy alone). */
+		if (r >= 0 && plain_function(c)) {
+			char *inline_why = NULL;
+			query_sites(c, Q_INLINES, modules.v[i], module_file, build_id, &q, &sites,
+				    &left_out, &inline_why);
+			free(inline_why);
+		}
 		free(build_id);
 		/* No DWARF at all: BTF gives functions and parameters (not files, lines,
 		 * statements or inlined copies). */
