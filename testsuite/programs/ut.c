@@ -88,6 +88,9 @@ __attribute__((noinline)) int ut_use_pair(int a)
 	return product; /* ut_use_pair_return */
 }
 
+/* Here, not with the others: tests name lines above (ut.c:30, :88). */
+#include <sys/mman.h>
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "run";
@@ -131,8 +134,17 @@ int main(int argc, char **argv)
 		printf("plugin %d\n", plugin(6));
 	} else if (!strcmp(mode, "locals")) {
 		printf("pair %d\n", ut_use_pair(6));
+	} else if (!strcmp(mode, "mmap")) {
+		/* a mapping made and unmapped, and the heap grown (brk), for
+		 * the vm.* tapset test */
+		void *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *heap = malloc(64 << 10);
+		if (m == MAP_FAILED || munmap(m, 1 << 20) || !heap)
+			return 1;
+		heap[0] = 1;
+		free(heap);
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap\n");
 		return 2;
 	}
 	return 0;
