@@ -356,6 +356,8 @@ void rt_pp(struct rt_context *c, char *buf, rt_size size);
 rt_long rt_target(struct rt_context *c);
 rt_long rt_gettimeofday_ns(struct rt_context *c);
 rt_long rt_local_clock_ns(struct rt_context *c);
+/* CPU cpu's clock; a CPU that does not exist fails the hit. */
+rt_long rt_cpu_clock_ns(struct rt_context *c, rt_long cpu);
 rt_long rt_jiffies(struct rt_context *c);
 rt_long rt_return_value(struct rt_context *c);
 rt_long rt_gid(struct rt_context *c);

@@ -178,6 +178,16 @@ rt_long rt_local_clock_ns(struct rt_context *c)
 	return local_clock();
 }
 
+rt_long rt_cpu_clock_ns(struct rt_context *c, rt_long cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible((int)cpu)) {
+		rt_failf(c, NULL, NULL, "cpu_clock_ns(%lld): no such CPU (this machine has %u)", cpu,
+			 nr_cpu_ids);
+		return 0;
+	}
+	return sched_clock_cpu((int)cpu);
+}
+
 rt_long rt_jiffies(struct rt_context *c)
 {
 	return jiffies;

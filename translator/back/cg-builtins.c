@@ -360,6 +360,8 @@ char *cg_builtin(struct cg *g, struct node *n)
 		return xstrdup("rt_gettimeofday_ns(c)");
 	case B_KTIME_NS:
 		return xstrdup("rt_local_clock_ns(c)");
+	case B_CPU_CLOCK_NS:
+		return long_result(g, n, "rt_cpu_clock_ns", "c", "", true);
 	case B_JIFFIES:
 		return xstrdup("rt_jiffies(c)");
 	case B_STRLEN:

@@ -44,6 +44,7 @@
 	X(B_TARGET, "target", "l:", false, "The process id given with -x, or of the command of -c.") \
 	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false, "Nanoseconds since the epoch.") \
 	X(B_KTIME_NS, "local_clock_ns", "l:", false, "Nanoseconds from this CPU's clock: monotonic on one CPU, cheap.") \
+	X(B_CPU_CLOCK_NS, "cpu_clock_ns", "l:l", false, "Nanoseconds from CPU N's clock (the scheduler's, as local_clock_ns() reads its own).") \
 	X(B_JIFFIES, "jiffies", "l:", false, "The kernel's jiffies counter.") \
 	X(B_GID, "gid", "l:", true, "The current process's group id.") \
 	X(B_EUID, "euid", "l:", true, "The current process's effective user id.") \

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <glob.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -337,6 +338,9 @@ static void user_plts(struct pp_ctx *c, const struct user_elf *u, int pi)
 	}
 }
 
+static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
+			       const struct user_elf *u, char *path);
+
 void process_point(struct pp_ctx *c)
 {
 	const struct comp *pc = &c->comps[0];
@@ -354,8 +358,38 @@ void process_point(struct pp_ctx *c)
 		lifetime_point(c, thread, comp_is(c, last, "begin"));
 		return;
 	}
-	char *why = NULL;
 	struct loc loc = pc->arg ? pc->arg->loc : pc->loc;
+	/* A wildcard in the path (process("/lib64/libc.so.*")): each file the
+	 * pattern matches, once however many names lead to it, as SystemTap
+	 * does. */
+	if (pc->arg && pc->arg->kind == N_STR && pc->arg->str[0] == '/' &&
+	    strpbrk(pc->arg->str, "*?[")) {
+		glob_t g;
+		struct ptrvec seen = { 0 };
+		if (glob(pc->arg->str, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				char *real = realpath(g.gl_pathv[i], NULL);
+				if (!real || pv_has_string(&seen, real)) {
+					free(real);
+					continue;
+				}
+				pv_push(&seen, real);
+				char *why = NULL;
+				const struct user_elf *u = user_elf_open(real, &why);
+				/* A pattern also matches what is no program (a
+				 * linker script named libc.so): left out. */
+				if (u)
+					process_file_point(c, u, u, xstrdup(real));
+				free(why);
+			}
+			globfree(&g);
+		}
+		if (!seen.n && !c->pt->optional)
+			diag_error(loc, D_NO_PROGRAM, "no file matches '%s'", pc->arg->str);
+		pv_free_all(&seen);
+		return;
+	}
+	char *why = NULL;
 	char *path = program_of(c, &why);
 	const struct user_elf *prog = path ? user_elf_open(path, &why) : NULL;
 	if (!prog) {
@@ -365,7 +399,15 @@ void process_point(struct pp_ctx *c)
 		free(path);
 		return;
 	}
-	const struct user_elf *u = prog;
+	process_file_point(c, prog, prog, path);
+}
+
+/* The rest of a process point, in program prog (path: its file, freed
+ * here): .library, then .function, .statement, .mark or .plt. */
+static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
+			       const struct user_elf *u, char *path)
+{
+	char *why = NULL;
 	int next = 1;
 	if (comp_is(c, 1, "library")) {
 		const struct comp *lc = &c->comps[1];
