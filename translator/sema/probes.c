@@ -195,7 +195,10 @@ static bool hint_family_aliases(const struct pp_ctx *c, const char *shape)
 	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < names->n; i++) {
 		const char *a = names->v[i];
-		if (strncmp(a, shape, fam + 1))
+		bool again = false;
+		for (size_t k = 0; k < i && !again; k++)
+			again = !strcmp(names->v[k], a);
+		if (again || strncmp(a, shape, fam + 1))
 			continue;
 		if (shown < 12)
 			sb_printf(&b, "%s%s", shown++ ? ", " : "", a);
