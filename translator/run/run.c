@@ -46,6 +46,32 @@ static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_
 	}
 }
 
+/* --vm-file's HOST[:GUEST]: the host file's absolute path and where it
+ * goes (malloced); false after saying what is wrong. */
+static bool vm_file_spec(const char *spec, char **host, char **guest)
+{
+	char *copy = xstrdup(spec), *colon = strchr(copy, ':');
+	if (colon)
+		*colon = 0;
+	const char *want = colon && colon[1] ? colon + 1 : NULL;
+	char *abs = copy[0] == '/' ? xstrdup(copy) : realpath(copy, NULL);
+	bool ok = false;
+	if (want && want[0] != '/')
+		fprintf(stderr, "stap: --vm-file: the guest path must be absolute: %s\n", want);
+	else if (!abs || !file_exists(abs))
+		fprintf(stderr, "stap: --vm-file: cannot read %s\n", copy);
+	else
+		ok = true;
+	if (ok) {
+		*host = abs;
+		*guest = xstrdup(want ? want : abs);
+	} else {
+		free(abs);
+	}
+	free(copy);
+	return ok;
+}
+
 static int run_in_vm(struct session *s)
 {
 	if (!vm_available(s->release, true))
@@ -69,34 +95,17 @@ static int run_in_vm(struct session *s)
 	/* --vm-file=HOST[:GUEST]: at the same path unless told. */
 	struct ptrvec owned = { 0 };
 	for (size_t i = 0; i < s->vm_files.n; i++) {
-		char *spec = xstrdup(s->vm_files.v[i]), *colon = strchr(spec, ':');
-		if (colon)
-			*colon = 0;
-		char *host = spec, *guest = colon && colon[1] ? colon + 1 : NULL;
-		if (guest && guest[0] != '/') {
-			fprintf(stderr, "stap: --vm-file: the guest path must be absolute: %s\n", guest);
-			free(spec);
+		char *host, *guest;
+		if (!vm_file_spec(s->vm_files.v[i], &host, &guest)) {
 			pv_free_all(&owned);
 			free(files);
 			guest_mods_free(&mods);
 			free(guest_ko);
 			return 1;
 		}
-		char *abs = host[0] == '/' ? xstrdup(host) : realpath(host, NULL);
-		if (!abs || !file_exists(abs)) {
-			fprintf(stderr, "stap: --vm-file: cannot read %s\n", host);
-			free(abs);
-			free(spec);
-			pv_free_all(&owned);
-			free(files);
-			guest_mods_free(&mods);
-			free(guest_ko);
-			return 1;
-		}
-		pv_push(&owned, abs);
-		pv_push(&owned, guest ? xstrdup(guest) : xstrdup(abs));
-		files[nf++] = (struct vm_file){ .host_path = abs, .guest_path = owned.v[owned.n - 1] };
-		free(spec);
+		pv_push(&owned, host);
+		pv_push(&owned, guest);
+		files[nf++] = (struct vm_file){ .host_path = host, .guest_path = guest };
 	}
 	for (size_t i = 0; i < mods.host_paths.n; i++)
 		files[nf++] = (struct vm_file){ .host_path = mods.host_paths.v[i],
