@@ -1345,51 +1345,52 @@ static bool in_set(const struct ptrvec *v, const void *p)
 
 /* The globals a handler (or a function it calls) uses, in index order:
  * the order every handler takes their locks in. */
-static size_t handler_lock_list(const struct session *s, const struct handler *h,
-				const struct symbol **gl, bool *wr)
+struct lock_list {
+	const struct symbol **gl;
+	bool *wr;
+	size_t n;
+};
+
+static struct lock_list handler_lock_list(const struct session *s, const struct handler *h)
 {
-	size_t n = 0;
+	struct lock_list l = { xcalloc(s->prog.globals.n + 1, sizeof *l.gl),
+			       xcalloc(s->prog.globals.n + 1, sizeof *l.wr), 0 };
 	for (size_t i = 0; i < s->prog.globals.n; i++) {
 		const struct symbol *sym = s->prog.globals.v[i];
 		bool w = in_set(&h->globals_wr, sym);
 		if (w || in_set(&h->globals_rd, sym)) {
-			gl[n] = sym;
-			wr[n++] = w;
+			l.gl[l.n] = sym;
+			l.wr[l.n++] = w;
 		}
 	}
-	return n;
+	return l;
+}
+
+static void lock_list_free(struct lock_list *l)
+{
+	free(l->gl);
+	free(l->wr);
 }
 
 /* A handler's first act: its globals' locks; on a lock that stays taken,
  * release those already held and report the hit skipped. */
-static void cg_lock_globals(struct cg *g, const struct handler *h)
+static void cg_lock_globals(struct cg *g, const struct lock_list *l)
 {
-	size_t cap = g->s->prog.globals.n + 1;
-	const struct symbol **gl = xcalloc(cap, sizeof *gl);
-	bool *wr = xcalloc(cap, sizeof *wr);
-	size_t n = handler_lock_list(g->s, h, gl, wr);
-	for (size_t i = 0; i < n; i++) {
-		emit(g, "if (rt_unlikely(!rt_lock_%s(%d, %zu))) {", wr[i] ? "write" : "read",
-		     gl[i]->index, n);
+	for (size_t i = 0; i < l->n; i++) {
+		emit(g, "if (rt_unlikely(!rt_lock_%s(%d, %zu))) {", l->wr[i] ? "write" : "read",
+		     l->gl[i]->index, l->n);
 		for (size_t k = i; k-- > 0;)
-			emit(g, "\trt_unlock_%s(%d);", wr[k] ? "write" : "read", gl[k]->index);
+			emit(g, "\trt_unlock_%s(%d);", l->wr[k] ? "write" : "read", l->gl[k]->index);
 		emit(g, "\treturn rt_locks_skipped();");
 		emit(g, "}");
 	}
-	free(gl);
-	free(wr);
 }
 
 /* Its last: the same locks, released in reverse order. */
-static void cg_unlock_globals(struct cg *g, const struct handler *h)
+static void cg_unlock_globals(struct cg *g, const struct lock_list *l)
 {
-	size_t cap = g->s->prog.globals.n + 1;
-	const struct symbol **gl = xcalloc(cap, sizeof *gl);
-	bool *wr = xcalloc(cap, sizeof *wr);
-	for (size_t i = handler_lock_list(g->s, h, gl, wr); i-- > 0;)
-		emit(g, "rt_unlock_%s(%d);", wr[i] ? "write" : "read", gl[i]->index);
-	free(gl);
-	free(wr);
+	for (size_t i = l->n; i-- > 0;)
+		emit(g, "rt_unlock_%s(%d);", l->wr[i] ? "write" : "read", l->gl[i]->index);
 }
 
 static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
@@ -1399,13 +1400,15 @@ static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 	body_begin(g, name, &body);
 	g->user_regs = h->site && h->site->is_user;
 	var_fields(g, &h->vars);
-	cg_lock_globals(g, h);
+	struct lock_list locks = handler_lock_list(g->s, h);
+	cg_lock_globals(g, &locks);
 	emit(g, "struct h%d_frame *l __attribute__((unused)) = rt_handler_frame(c, sizeof(*l));",
 	     h->index);
 	init_locals(g, &h->vars, 0);
 	cg_stmt(g, h->body);
 	sb_puts(&body, "out: __attribute__((unused));\n");
-	cg_unlock_globals(g, h);
+	cg_unlock_globals(g, &locks);
+	lock_list_free(&locks);
 	emit(g, "return 0;");
 	char *sig = xasprintf("static int h%d(struct rt_context *c)", h->index);
 	body_end(g, file, sig, &body);
@@ -1420,12 +1423,14 @@ static void cg_entry_handler(struct cg *g, struct handler *h, struct strbuf *fil
 	char *name = xasprintf("h%d_entry", h->index);
 	body_begin(g, name, &body);
 	g->user_regs = h->site && h->site->is_user;
-	cg_lock_globals(g, h);
+	struct lock_list locks = handler_lock_list(g->s, h);
+	cg_lock_globals(g, &locks);
 	emit(g, "struct h%d_entry_frame *l __attribute__((unused)) = rt_handler_frame(c, "
 		"sizeof(*l));", h->index);
 	cg_entry_values(g, h);
 	sb_puts(&body, "out: __attribute__((unused));\n");
-	cg_unlock_globals(g, h);
+	cg_unlock_globals(g, &locks);
+	lock_list_free(&locks);
 	emit(g, "return 0;");
 	char *sig = xasprintf("static int h%d_entry(struct rt_context *c)", h->index);
 	body_end(g, file, sig, &body);

@@ -49,6 +49,15 @@ static char *program_of(struct pp_ctx *c, char **why)
 	return NULL;
 }
 
+/* u's symbols go into the module (usymname() and the like), once. */
+static void add_symbol_object(struct session *s, const struct user_elf *u)
+{
+	for (size_t i = 0; i < s->prog.user_objects.n; i++)
+		if (s->prog.user_objects.v[i] == u)
+			return;
+	pv_push(&s->prog.user_objects, (void *)u);
+}
+
 /* A probe site's virtual address as a uprobe: the file offset. */
 static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum probe_kind kind,
 			   struct probe_site *site, struct loc loc)
@@ -62,11 +71,7 @@ static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum prob
 		return false;
 	}
 	struct probe *p = add_site_probe(c, kind, site);
-	bool known = false;
-	for (size_t i = 0; i < c->s->prog.user_objects.n && !known; i++)
-		known = c->s->prog.user_objects.v[i] == u;
-	if (!known)
-		pv_push(&c->s->prog.user_objects, (void *)u);
+	add_symbol_object(c->s, u);
 	p->user_file = xstrdup(u->path);
 	p->file_offset = off;
 	p->sem_offset = sem;
@@ -438,14 +443,6 @@ static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
 	else
 		unknown_shape(c);
 	free(path);
-}
-
-static void add_symbol_object(struct session *s, const struct user_elf *u)
-{
-	for (size_t i = 0; i < s->prog.user_objects.n; i++)
-		if (s->prog.user_objects.v[i] == u)
-			return;
-	pv_push(&s->prog.user_objects, (void *)u);
 }
 
 /*
