@@ -22,9 +22,14 @@ module_param(ret, bool, 0444);
  * hit of the marker row, written by hand: the running-state check,
  * interrupts off, a per-CPU reentrancy guard, the time taken for the
  * overload check, a statement budget, both marker operands read from the
- * registers, one global updated under its write lock, the overload sum. */
-static bool lean;
-module_param(lean, bool, 0444);
+ * registers, one global updated under its write lock, the overload sum.
+ * lean=2 adds what a runtime whose bodies are compiled apart from it must
+ * also do (design.md: generated C includes no kernel header): the body is
+ * called through a pointer, with a context holding the probe, the
+ * registers, the error and the budget, and the error and output are
+ * checked after it; and the -c/-x filter. */
+static int lean;
+module_param(lean, int, 0444);
 static unsigned long hits;
 module_param(hits, ulong, 0444);
 
@@ -47,6 +52,33 @@ static noinline void hc_lean_body(struct pt_regs *regs, struct hc_cpu *cpu)
 		atomic_set_release(&hc_lock, 0);
 	}
 }
+
+struct hc_context {
+	const char *error;
+	struct pt_regs *regs;
+	long actions;
+	const void *probe;
+	size_t out_len;
+};
+static DEFINE_PER_CPU(struct hc_context, hc_context);
+static int hc_target;
+static long hc_errors, hc_outputs;
+
+static noinline int hc_lean2_body(struct hc_context *c)
+{
+	if (--c->actions < 0)
+		return 1;
+	if ((long)c->regs->ax >= 0 && (long)c->regs->bx >= 0) {
+		if (atomic_cmpxchg_acquire(&hc_lock, 0, -1) != 0)
+			return 1;
+		hits++;
+		atomic_set_release(&hc_lock, 0);
+	}
+	return 0;
+}
+
+/* Written at load: gcc must not see which body it calls. */
+static int (*hc_body)(struct hc_context *c) = hc_lean2_body;
 
 static struct path hc_path;
 static struct inode *hc_inode;
@@ -83,6 +115,41 @@ static int hc_lean_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
+static int hc_lean2_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	unsigned long flags;
+	struct hc_cpu *cpu;
+	struct hc_context *c;
+
+	if (atomic_read(&hc_state) != 1)
+		return 0;
+	if (READ_ONCE(hc_target) && current->tgid != hc_target)
+		return 0;
+	local_irq_save(flags);
+	cpu = this_cpu_ptr(&hc_cpu);
+	if (!cpu->busy) {
+		cpu->busy = 1;
+		c = this_cpu_ptr(&hc_context);
+		c->probe = uc;
+		c->regs = regs;
+		c->error = NULL;
+		c->actions = 1000;
+		cpu->start = get_cycles();
+		hc_body(c);
+		if (unlikely(c->error))
+			hc_errors++;
+		if (c->out_len)
+			hc_outputs++;
+		cpu->used += get_cycles() - cpu->start;
+		if (cpu->used > (1ULL << 62))
+			atomic_set(&hc_state, 0);
+		barrier();
+		cpu->busy = 0;
+	}
+	local_irq_restore(flags);
+	return 0;
+}
+
 static int hc_ret_handler(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs)
 {
 	return 0;
@@ -100,7 +167,7 @@ static int __init hc_init(void)
 	if (ret)
 		hc_uc.ret_handler = hc_ret_handler;
 	else
-		hc_uc.handler = lean ? hc_lean_handler : hc_handler;
+		hc_uc.handler = lean == 2 ? hc_lean2_handler : lean ? hc_lean_handler : hc_handler;
 #ifdef HC_UPROBE_NOSYNC
 	hc_uprobe = uprobe_register(hc_inode, offset, 0, &hc_uc);
 	rc = IS_ERR(hc_uprobe) ? PTR_ERR(hc_uprobe) : 0;

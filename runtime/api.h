@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 13
+#define RT_API_VERSION 14
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -30,7 +30,8 @@ struct rt_context {
 	const char *error;      /* set when the hit failed: the code unwinds (to a catch) */
 	struct pt_regs *regs;   /* the probed code's registers at the hit; 0: none */
 	rt_long actions;        /* statements this hit may still execute */
-	char *sp, *sp_end;      /* the per-CPU stack that holds script locals */
+	char *stack;            /* the per-CPU stack that holds script locals */
+	char *sp, *sp_end;      /* its free part, its end */
 	int depth;              /* nested script function calls */
 	int maxnesting;
 	unsigned long stack_base; /* kernel stack address when the hit began */
@@ -463,6 +464,16 @@ int rt_uread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size 
 		   const char *what, const char *loc);
 /* In a return probe and its entry part: this call's saved bytes. */
 char *rt_entry_data(struct rt_context *c);
+/* Guru mode: write DWARF register regno (not rsp or rip) of the probed
+ * code (the user's, in a uprobe), or size bytes of v at addr (fault-safe:
+ * a bad or read-only address fails the hit). */
+void rt_regset(struct rt_context *c, int regno, unsigned long v, const char *what, const char *loc);
+void rt_uregset(struct rt_context *c, int regno, unsigned long v, const char *what,
+		const char *loc);
+void rt_kwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
+	       const char *loc);
+void rt_uwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
+	       const char *loc);
 
 /* --- helpers the generated code inlines --- */
 
@@ -480,7 +491,9 @@ char *rt_entry_data(struct rt_context *c);
  * Interrupts are off in a hit, and x86-64's atomics are what the kernel's
  * are, so the builtins below do what atomic_t's acquire/release do.
  */
-extern int *rt_global_locks;
+/* Defined by the generated code (one word per global, at least one) so
+ * that a handler reaches its locks at a fixed address. */
+extern int rt_global_locks[];
 int rt_lock_wait(int global, int write, int nlocks);
 int rt_locks_skipped(void);
 
@@ -515,12 +528,30 @@ static inline void rt_unlock_read(int global)
 	__atomic_fetch_sub(&rt_global_locks[global], 1, __ATOMIC_RELEASE);
 }
 
-/* A probe handler's frame: the runtime reserved room for the largest. */
-static inline void *rt_handler_frame(struct rt_context *c, rt_size size)
-{
-	char *p = c->sp;
+/* Generated handlers are not traced (a hit must not recurse through
+ * ftrace) and skip ftrace's call site. */
+#define rt_notrace __attribute__((__no_instrument_function__))
 
-	c->sp += (size + 15) & ~(rt_size)15;
+/*
+ * A probe handler's first act: its frame, at the bottom of the locals
+ * stack (the runtime reserved room for the largest). A handler whose code
+ * calls anything (script functions, builtins), walks a foreach or has a
+ * try (calls != 0) also starts the state those use: the free stack above
+ * its frame, no nesting, where the kernel stack was (RT_STACK_BUDGET
+ * counts from here), no foreach snapshot. One that only counts pays for
+ * none of it.
+ */
+static inline __attribute__((always_inline)) void *rt_handler_frame(struct rt_context *c,
+								    rt_size size, int calls)
+{
+	char *p = c->stack;
+
+	if (calls) {
+		c->sp = p + ((size + 15) & ~(rt_size)15);
+		c->depth = 0;
+		c->stack_base = (unsigned long)__builtin_frame_address(0);
+		c->iter_top = 0;
+	}
 	return p;
 }
 

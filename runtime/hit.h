@@ -22,22 +22,20 @@ static inline void rt_budget_split(rt_long budget, rt_long *window, rt_long *res
 	*reserve = budget - *window;
 }
 
-/* The context a hit starts with; what never changes (sp_end, maxnesting)
- * was set when the CPU's state was made. */
+/* The context a hit starts with. What never changes (stack, sp_end,
+ * maxnesting) was set when the CPU's state was made; what a hit leaves
+ * behind is put back by whoever changed it (c.error by rt_hit_body,
+ * entry_data by rt_run_hit), the statement budget's reserve is renewed
+ * when first needed (rt_actions_reserve), and the script-function and
+ * foreach state is set by the generated handlers that use them
+ * (rt_handler_frame): a counting handler pays for none. */
 static __always_inline void rt_hit_begin(struct rt_cpu *cpu, const struct rt_probe *p,
-					 struct pt_regs *regs, rt_long actions,
-					 rt_long actions_reserve)
+					 struct pt_regs *regs, rt_long actions)
 {
 	cpu->probe = p;
 	cpu->c.regs = regs;
-	cpu->c.error = NULL;
 	cpu->hit_start = rt_cycles();
 	cpu->c.actions = actions;
-	cpu->actions_reserve = actions_reserve;
-	cpu->c.sp = cpu->stack;
-	cpu->c.depth = 0;
-	cpu->c.stack_base = (unsigned long)__builtin_frame_address(0);
-	cpu->c.iter_top = 0;
 }
 
 /* The body (which takes its own locks), then its error and output. Still
@@ -50,6 +48,7 @@ static __always_inline int rt_hit_body(struct rt_cpu *cpu, int (*body)(struct rt
 
 	if (unlikely(cpu->c.error)) {
 		rt_report_error(cpu);
+		cpu->c.error = NULL;
 		ok = 0;
 	}
 	if (cpu->out_len)
@@ -74,34 +73,53 @@ static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
  * Every hit but begin and end, with interrupts off throughout: body is
  * the probe's handler, or a return probe's entry part; data is the call's
  * entry data for those. Nonzero when the body did not run to its end.
+ * task_context: the caller runs where it may sleep (uprobe handlers), so
+ * interrupts are on and need not be saved, only turned off and on.
  */
-static __always_inline int rt_run_hit(const struct rt_probe *p, int (*body)(struct rt_context *c),
-				      struct pt_regs *regs, char *data)
+static __always_inline int rt_run_hit_in(const struct rt_probe *p,
+					 int (*body)(struct rt_context *c), struct pt_regs *regs,
+					 char *data, bool task_context)
 {
-	unsigned long flags;
+	unsigned long flags = 0;
 	struct rt_cpu *cpu;
 	int failed;
 
 	if (atomic_read(&rt_sess.state) != RT_RUNNING)
 		return 1;
-	local_irq_save(flags);
+	if (task_context) {
+		lockdep_assert_irqs_enabled();
+		local_irq_disable();
+	} else {
+		local_irq_save(flags);
+	}
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (unlikely(cpu->busy)) {
 		rt_count_skip(NULL);
-		local_irq_restore(flags);
-		return 1;
+		failed = 1;
+		goto out;
 	}
 	cpu->busy = 1;
-	rt_hit_begin(cpu, p, regs, rt_clock.hit_actions, rt_clock.hit_reserve);
-	cpu->entry_data = data;
+	rt_hit_begin(cpu, p, regs, rt_clock.hit_actions);
+	if (data)
+		cpu->entry_data = data;
 	failed = rt_hit_body(cpu, body);
 	rt_overload_account(cpu, rt_cycles());
-	cpu->probe = NULL;
-	cpu->entry_data = NULL;
+	if (data)
+		cpu->entry_data = NULL;
 	barrier();
 	cpu->busy = 0;
-	local_irq_restore(flags);
+out:
+	if (task_context)
+		local_irq_enable();
+	else
+		local_irq_restore(flags);
 	return failed;
+}
+
+static __always_inline int rt_run_hit(const struct rt_probe *p, int (*body)(struct rt_context *c),
+				      struct pt_regs *regs, char *data)
+{
+	return rt_run_hit_in(p, body, regs, data, false);
 }
 
 static __always_inline void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)

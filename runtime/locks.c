@@ -9,25 +9,8 @@
  * apart, the hit is skipped and counted.
  */
 #include <linux/delay.h>
-#include <linux/slab.h>
 
 #include "runtime.h"
-
-int *rt_global_locks;
-
-int rt_locks_init(int nglobals)
-{
-	if (nglobals == 0)
-		return 0;
-	rt_global_locks = kcalloc(nglobals, sizeof(*rt_global_locks), GFP_KERNEL);
-	return rt_global_locks ? 0 : -ENOMEM;
-}
-
-void rt_locks_exit(void)
-{
-	kfree(rt_global_locks);
-	rt_global_locks = NULL;
-}
 
 static bool rt_lock_try(int global, int write)
 {

@@ -49,6 +49,30 @@ unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const ch
 	return *(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
 }
 
+/* Guru mode's writes. The translator allows no stack or instruction
+ * pointer: a kprobe, ftrace (with regs) and a uprobe all resume with the
+ * registers the hit leaves. */
+void rt_regset(struct rt_context *c, int regno, unsigned long v, const char *what, const char *loc)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (!regs) {
+		rt_failf(c, loc, NULL, "%s: this probe has no registers to write it to", what);
+		return;
+	}
+	if (regno < 0 || regno >= (int)ARRAY_SIZE(rt_dwarf_regs) || regno == 7 || regno == 16) {
+		rt_failf(c, loc, NULL, "%s: register %d is not one Tapline writes", what, regno);
+		return;
+	}
+	*(unsigned long *)((char *)regs + rt_dwarf_regs[regno]) = v;
+}
+
+void rt_uregset(struct rt_context *c, int regno, unsigned long v, const char *what,
+		const char *loc)
+{
+	rt_regset(c, regno, v, what, loc);
+}
+
 rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const char *what,
 	       const char *loc)
 {
@@ -229,6 +253,81 @@ int rt_uread_string(struct rt_context *c, char *dst, unsigned long addr, rt_long
 			 "cannot read the user string at 0x%lx for %s: bad address or page not present",
 			 addr, what);
 	return -1;
+}
+
+/* The kernel does not export copy_to_kernel_nofault: the same, for one
+ * word, through the exception table; addresses below the kernel's half
+ * are refused as it refuses them. Nonzero on a fault. */
+static long rt_kernel_write_nofault(unsigned long addr, const union rt_word *w, int size)
+{
+	long rc = 0;
+
+	if (addr < TASK_SIZE_MAX)
+		return -ERANGE;
+	pagefault_disable();
+	switch (size) {
+	case 1:
+		__put_kernel_nofault((u8 *)addr, &w->b, u8, fault);
+		break;
+	case 2:
+		__put_kernel_nofault((u16 *)addr, &w->h, u16, fault);
+		break;
+	case 4:
+		__put_kernel_nofault((u32 *)addr, &w->w, u32, fault);
+		break;
+	default:
+		__put_kernel_nofault((u64 *)addr, &w->q, u64, fault);
+		break;
+	}
+	goto out;
+fault:
+	rc = -EFAULT;
+out:
+	pagefault_enable();
+	return rc;
+}
+
+/* size bytes of v at addr: a bad or read-only address fails the hit. */
+static void rt_write(struct rt_context *c, unsigned long addr, int size, rt_long v, bool user,
+		     const char *what, const char *loc)
+{
+	union rt_word w;
+	long failed;
+
+	switch (size) {
+	case 1:
+		w.b = (u8)v;
+		break;
+	case 2:
+		w.h = (u16)v;
+		break;
+	case 4:
+		w.w = (u32)v;
+		break;
+	case 8:
+		w.q = (u64)v;
+		break;
+	default:
+		rt_failf(c, loc, NULL, "cannot write %d bytes for %s", size, what);
+		return;
+	}
+	failed = user ? copy_to_user_nofault((void __user *)addr, &w, size)
+		      : rt_kernel_write_nofault(addr, &w, size);
+	if (failed)
+		rt_failf(c, loc, NULL, "cannot write %d bytes %sat 0x%lx for %s: bad or read-only address",
+			 size, user ? "of user memory " : "", addr, what);
+}
+
+void rt_kwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
+	       const char *loc)
+{
+	rt_write(c, addr, size, v, false, what, loc);
+}
+
+void rt_uwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
+	       const char *loc)
+{
+	rt_write(c, addr, size, v, true, what, loc);
 }
 
 char *rt_entry_data(struct rt_context *c)

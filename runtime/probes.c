@@ -129,12 +129,12 @@ static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsig
 		rt_run_probe(set->v[k].pl->p, regs);
 }
 
-static RT_FTRACE_CALLBACK(rt_ftrace_hit)
+static notrace RT_FTRACE_CALLBACK(rt_ftrace_hit)
 {
 	rt_fentry_run(&rt_fentry_plain, ip, NULL);
 }
 
-static RT_FTRACE_CALLBACK(rt_ftrace_hit_regs)
+static notrace RT_FTRACE_CALLBACK(rt_ftrace_hit_regs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 
@@ -294,7 +294,7 @@ static const struct rt_probe *rt_fexit_probe(unsigned long entry_ip)
 }
 
 /* Non-zero: no exit handler for this call (as a kretprobe's entry handler). */
-static RT_FPROBE_ENTRY(rt_fprobe_entry)
+static notrace RT_FPROBE_ENTRY(rt_fprobe_entry)
 {
 	struct rt_fexit_call *call = entry_data;
 	const struct rt_probe *p;
@@ -310,7 +310,7 @@ static RT_FPROBE_ENTRY(rt_fprobe_entry)
 	return p->entry && rt_run_hit(p, p->entry, regs, call->data) ? 1 : 0;
 }
 
-static RT_FPROBE_EXIT(rt_fprobe_exit)
+static notrace RT_FPROBE_EXIT(rt_fprobe_exit)
 {
 	struct rt_fexit_call *call = entry_data;
 	const struct rt_probe *p = call->p;
@@ -321,7 +321,7 @@ static RT_FPROBE_EXIT(rt_fprobe_exit)
 /* The exit handler when no return probe has an entry part: the probe from
  * the function's address, and no entry handler at all (an indirect call
  * fewer per hit, through retpolines and return thunks). */
-static RT_FPROBE_EXIT(rt_fprobe_exit_only)
+static notrace RT_FPROBE_EXIT(rt_fprobe_exit_only)
 {
 	const struct rt_probe *p;
 
@@ -446,7 +446,7 @@ static void rt_remove_fprobe_returns(void)
 }
 #endif
 
-static int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+static notrace int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct rt_placed *pl = container_of(kp, struct rt_placed, kp);
 
@@ -454,7 +454,7 @@ static int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static notrace int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *krp = rt_get_kretprobe(ri);
 	const struct rt_probe *p;
@@ -469,7 +469,7 @@ static int rt_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* A return probe's entry part: saves this call's values in ri->data. If
  * it did not run (a busy CPU, a lock) or failed, the kernel is told to
  * skip the return for this call: its body would read nothing valid. */
-static int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static notrace int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *krp = rt_get_kretprobe(ri);
 	const struct rt_probe *p;
@@ -526,7 +526,7 @@ static int rt_locate(struct rt_placed *pl, struct kprobe *kp)
  */
 #define RT_TP_MAX_ARGS 12
 
-static void rt_tp_run(void *data, const unsigned long *a, int n)
+static notrace void rt_tp_run(void *data, const unsigned long *a, int n)
 {
 	struct rt_placed *pl = data;
 	unsigned long stack[1 + RT_TP_MAX_ARGS - 5] = { 0 };
@@ -643,7 +643,7 @@ static ktime_t rt_timer_period(const struct rt_probe *p)
 	return ns_to_ktime(p->period_ns - p->spread_ns + (s64)(r % span));
 }
 
-static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
+static notrace enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 {
 	struct rt_placed *pl = container_of(t, struct rt_placed, timer);
 
@@ -655,7 +655,7 @@ static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 }
 
 /* timer.profile: on every CPU at each tick, in the interrupted context. */
-static enum hrtimer_restart rt_profile_fn(struct hrtimer *t)
+static notrace enum hrtimer_restart rt_profile_fn(struct hrtimer *t)
 {
 	struct rt_cpu_timer *ct = container_of(t, struct rt_cpu_timer, timer);
 
@@ -701,7 +701,7 @@ static void rt_remove_profile(struct rt_placed *pl)
 
 /* A perf event's counter overflowed on this CPU: one hit, with the
  * registers where it happened (an NMI for hardware counters). */
-static void rt_perf_fn(struct perf_event *event, struct perf_sample_data *data,
+static notrace void rt_perf_fn(struct perf_event *event, struct perf_sample_data *data,
 		       struct pt_regs *regs)
 {
 	struct rt_placed *pl = event->overflow_handler_context;

@@ -22,11 +22,13 @@
 #define RT_PREFIX "tapline: "
 
 /*
- * The script's description is defined by the generated code, which is
- * linked in per script; the stub itself is built without it, so here the
- * reference is weak (modpost accepts an undefined weak symbol).
+ * The script's description and its globals' locks are defined by the
+ * generated code, which is linked in per script; the stub itself is built
+ * without them, so here the references are weak (modpost accepts an
+ * undefined weak symbol).
  */
 extern const struct rt_script rt_script __attribute__((weak));
+extern int rt_global_locks[] __attribute__((weak));
 
 /* The session's state, as `ctl` shows it (doc/protocol.md). */
 enum rt_state { RT_LOADED, RT_RUNNING, RT_STOPPING, RT_STOPPED };
@@ -42,7 +44,6 @@ struct rt_cpu {
 	int busy;                     /* a hit is running: a nested one is skipped */
 	const struct rt_probe *probe;
 	char *entry_data;             /* a return probe's per-call data (rt_entry_data) */
-	char *stack;                  /* script locals (rt_script.frame_size) */
 	char *out;                    /* this hit's output, committed at its end */
 	size_t out_len;
 	char error[RT_ERROR_LEN];     /* the failure c->error points to */
@@ -57,9 +58,11 @@ struct rt_cpu {
 	size_t tok_pos;
 	char sym[RT_SYM_LEN];         /* a symbol being named (stack.c) */
 	/* When the hit began, in cycles of rt_cycles(); the statement budget
-	 * beyond the current window (c->actions). */
+	 * beyond the current window (c->actions), valid for the hit that
+	 * began at reserve_of (rt_actions_reserve). */
 	u64 hit_start;
 	rt_long actions_reserve;
+	u64 reserve_of;
 	/* Work done in walks and searches (rt_work): the time is checked
 	 * whenever RT_WORK_QUANTUM more is done, across calls and hits. */
 	unsigned long work, work_checked;
@@ -130,6 +133,18 @@ struct rt_clock {
 extern struct rt_clock rt_clock;
 void rt_clock_init(void);
 
+/* The statement budget beyond this hit's window: set at its first use in
+ * a hit (begin and end set theirs when they start), so that a hit that
+ * never needs it does not pay for it. */
+static inline rt_long *rt_actions_reserve(struct rt_cpu *cpu)
+{
+	if (cpu->reserve_of != cpu->hit_start) {
+		cpu->reserve_of = cpu->hit_start;
+		cpu->actions_reserve = rt_clock.hit_reserve;
+	}
+	return &cpu->actions_reserve;
+}
+
 /* Has the hit run past MAXHITTIME? If so it fails (at loc, may be NULL).
  * Loops in the runtime whose length a script controls call it now and then. */
 bool rt_hit_overtime(struct rt_context *c, const char *loc);
@@ -169,7 +184,8 @@ int rt_state(void);
 /* `ctl` commands; start and stop run in process context, serialised. */
 int rt_ctl_start(void);
 int rt_ctl_stop(void);
-void rt_ctl_set_target(pid_t pid, bool children);
+/* -c/-x: only before `start` (probes are placed knowing it); -EINVAL after. */
+int rt_ctl_set_target(pid_t pid, bool children);
 struct seq_file;
 /* `ctl` status lines: state, exit status, skipped hits, messages. */
 void rt_session_show(struct seq_file *m);
@@ -187,10 +203,16 @@ void rt_uprobes_stop(void);
 int rt_tasks_start(void);
 void rt_tasks_stop(void);
 bool rt_task_is_target(struct task_struct *t);
+/* With a target: the same, without a call when the task is the target. */
+static __always_inline bool rt_task_in_target(struct task_struct *t)
+{
+	return t->tgid == READ_ONCE(rt_sess.target) || rt_task_is_target(t);
+}
+
 /* The same, without a call when there is no target (-c, -x). */
 static __always_inline bool rt_is_target(struct task_struct *t)
 {
-	return !READ_ONCE(rt_sess.target) || rt_task_is_target(t);
+	return !READ_ONCE(rt_sess.target) || rt_task_in_target(t);
 }
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
@@ -236,9 +258,5 @@ const struct rt_stat_desc *rt_map_stat_desc(const struct rt_map *m);
 struct rt_stat *rt_map_merged_stat(struct rt_context *c, struct rt_map *m,
 				   const struct rt_key *k, const struct rt_stat_desc **d,
 				   const char *loc);
-
-/* locks.c: the globals' lock words (the fast path is inline in api.h). */
-int rt_locks_init(int nglobals);
-void rt_locks_exit(void);
 
 #endif

@@ -201,7 +201,9 @@ void rt_run_begin_end(const struct rt_probe *p)
 	local_irq_restore(flags);
 	cpu->process_context = true;
 	rt_budget_split(rt_script.maxaction_interruptible, &actions, &reserve);
-	rt_hit_begin(cpu, p, NULL, actions, reserve);
+	rt_hit_begin(cpu, p, NULL, actions);
+	cpu->actions_reserve = reserve;
+	cpu->reserve_of = cpu->hit_start;
 	rt_hit_body(cpu, p->handler);
 	cpu->process_context = false;
 	cpu->probe = NULL;
@@ -334,7 +336,8 @@ bool rt_hit_overtime(struct rt_context *c, const char *loc)
 int rt_actions_refill(struct rt_context *c, const char *loc)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
-	rt_long left = cpu->actions_reserve + c->actions;
+	rt_long *reserve = rt_actions_reserve(cpu);
+	rt_long left = *reserve + c->actions;
 
 	if (left < 0) {
 		rt_fail_actions(c, loc);
@@ -343,7 +346,7 @@ int rt_actions_refill(struct rt_context *c, const char *loc)
 	if (rt_hit_overtime(c, loc))
 		return 1;
 	c->actions = min_t(rt_long, left, RT_ACTION_WINDOW);
-	cpu->actions_reserve = left - c->actions;
+	*reserve = left - c->actions;
 	return 0;
 }
 
@@ -495,7 +498,7 @@ static void rt_free_cpus(void)
 	for_each_possible_cpu(i) {
 		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
 
-		rt_free_big(cpu->stack);
+		rt_free_big(cpu->c.stack);
 		rt_free_big(cpu->out);
 		kfree(cpu->stat_scratch);
 		rt_free_big(cpu->iter_slots);
@@ -533,14 +536,14 @@ static int rt_alloc_cpus(void)
 	for_each_possible_cpu(i) {
 		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
 
-		cpu->stack = rt_alloc_big(rt_script.frame_size ? rt_script.frame_size : 16);
-		cpu->c.sp_end = cpu->stack ? cpu->stack + rt_script.frame_size : NULL;
+		cpu->c.stack = rt_alloc_big(rt_script.frame_size ? rt_script.frame_size : 16);
+		cpu->c.sp_end = cpu->c.stack ? cpu->c.stack + rt_script.frame_size : NULL;
 		cpu->c.maxnesting = (int)rt_script.maxnesting;
 		cpu->out = rt_alloc_big(RT_STAGING_SIZE);
 		cpu->stat_scratch = kzalloc(scratch, GFP_KERNEL);
 		cpu->re_subject = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
 		cpu->tok_str = kzalloc(rt_script.maxstringlen, GFP_KERNEL);
-		if (!cpu->stack || !cpu->out || !cpu->stat_scratch || !cpu->re_subject ||
+		if (!cpu->c.stack || !cpu->out || !cpu->stat_scratch || !cpu->re_subject ||
 		    !cpu->tok_str)
 			return -ENOMEM;
 		if (rt_script.iter_slots) {
@@ -699,10 +702,18 @@ void rt_ctl_orphan(void)
 		rt_ctl_stop();
 }
 
-void rt_ctl_set_target(pid_t pid, bool children)
+int rt_ctl_set_target(pid_t pid, bool children)
 {
-	rt_sess.target = pid;
-	rt_sess.target_children = children;
+	int rc = -EINVAL;
+
+	mutex_lock(&rt_ctl_mutex);
+	if (rt_state() == RT_LOADED) {
+		rt_sess.target = pid;
+		rt_sess.target_children = children;
+		rc = 0;
+	}
+	mutex_unlock(&rt_ctl_mutex);
+	return rc;
 }
 
 static int __init rt_init(void)
@@ -718,11 +729,7 @@ static int __init rt_init(void)
 	/* Only the control files now: what the script needs is allocated at
 	 * `start`, after its total is checked, so that a refusal reaches the
 	 * user through ctl. */
-	rc = rt_locks_init(rt_script.nglobals);
-	if (!rc)
-		rc = rt_transport_init(THIS_MODULE->name);
-	if (rc)
-		rt_locks_exit();
+	rc = rt_transport_init(THIS_MODULE->name);
 	return rc;
 }
 
@@ -731,7 +738,6 @@ static void __exit rt_cleanup(void)
 	/* staprun was killed, or someone ran rmmod: stop cleanly anyway. */
 	rt_ctl_stop();
 	rt_transport_exit();
-	rt_locks_exit();
 	rt_free_data();
 	rt_free_cpus();
 }

@@ -292,7 +292,7 @@ static int rt_regex_stop(void *arg, unsigned long steps)
 {
 	struct rt_context *c = arg;
 
-	return (rt_long)(steps / RT_RE_STEPS_PER_ACTION) > c->actions + rt_cpu_of(c)->actions_reserve ||
+	return (rt_long)(steps / RT_RE_STEPS_PER_ACTION) > c->actions + *rt_actions_reserve(rt_cpu_of(c)) ||
 	       rt_hit_overtime(c, NULL);
 }
 

@@ -482,8 +482,8 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 		rc = rt_ctl_stop();
 	else if (!strcmp(cmd, "orphan"))
 		rt_ctl_orphan();
-	else if (sscanf(cmd, "target %d %d", &pid, &children) >= 1 && rt_state() == RT_LOADED)
-		rt_ctl_set_target(pid, children);
+	else if (sscanf(cmd, "target %d %d", &pid, &children) >= 1)
+		rc = rt_ctl_set_target(pid, children);
 	else
 		rc = -EINVAL;
 	return rc ? rc : count;

@@ -231,19 +231,35 @@ static void rt_ucall_free(struct rt_ucall *u)
 	WRITE_ONCE(u->tid, 0);
 }
 
-/* A plain uprobe: its own callback, so the hot path carries nothing of
- * the .return entry part's bookkeeping. */
-static RT_UPROBE_HANDLER(rt_uprobe_hit)
+/*
+ * A plain uprobe: its own callback, so the hot path carries nothing of
+ * the .return entry part's bookkeeping, and one for each case of the
+ * -c/-x filter, which is fixed before probes are placed. Uprobe handlers
+ * run where they may sleep (the kernel calls them under a sleeping lock,
+ * or sleepable RCU): interrupts are on.
+ */
+static __always_inline int rt_uprobe_run(struct uprobe_consumer *uc, struct pt_regs *regs,
+					 bool filtered)
 {
-	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
+	const struct rt_probe *p = container_of(uc, struct rt_uplace, uc)->p;
 
-	if (rt_is_target(current))
-		rt_run_probe(up->p, regs);
+	if (!filtered || rt_task_in_target(current))
+		rt_run_hit_in(p, p->handler, regs, NULL, true);
 	return 0;
 }
 
+static notrace RT_UPROBE_HANDLER(rt_uprobe_hit)
+{
+	return rt_uprobe_run(uc, regs, false);
+}
+
+static notrace RT_UPROBE_HANDLER(rt_uprobe_hit_filtered)
+{
+	return rt_uprobe_run(uc, regs, true);
+}
+
 /* A .return's entry part: what the return will need, saved per call. */
-static RT_UPROBE_HANDLER(rt_uprobe_entry_hit)
+static notrace RT_UPROBE_HANDLER(rt_uprobe_entry_hit)
 {
 	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
 	const struct rt_probe *p = up->p;
@@ -256,12 +272,12 @@ static RT_UPROBE_HANDLER(rt_uprobe_entry_hit)
 		atomic64_inc(&rt_ureturns_missed);
 		return 0;
 	}
-	if (rt_run_hit(p, p->entry, regs, call->data))
+	if (rt_run_hit_in(p, p->entry, regs, call->data, true))
 		rt_ucall_free(call);
 	return 0;
 }
 
-static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
+static notrace RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 {
 	struct rt_uplace *up = container_of(uc, struct rt_uplace, uc);
 	const struct rt_probe *p = up->p;
@@ -270,7 +286,7 @@ static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 	if (!rt_is_target(current))
 		return 0;
 	if (!p->entry) {
-		rt_run_probe(p, regs);
+		rt_run_hit_in(p, p->handler, regs, NULL, true);
 		return 0;
 	}
 	/* The return popped the return address: the entry's sp is 8 below. */
@@ -279,7 +295,7 @@ static RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 		atomic64_inc(&rt_ureturns_missed);
 		return 0;
 	}
-	rt_run_hit(p, p->handler, regs, call->data);
+	rt_run_hit_in(p, p->handler, regs, call->data, true);
 	rt_ucall_free(call);
 	return 0;
 }
@@ -398,7 +414,7 @@ int rt_uprobe_place(int i, const char **why)
 		return -EACCES;
 	}
 	if (p->kind == RT_UPROBE)
-		up->uc.handler = rt_uprobe_hit;
+		up->uc.handler = rt_sess.target ? rt_uprobe_hit_filtered : rt_uprobe_hit;
 	else if (p->entry)
 		up->uc.handler = rt_uprobe_entry_hit;
 	if (p->kind == RT_URETPROBE)

@@ -126,6 +126,8 @@ struct target_access {
 	bool in_return;           /* TA_VARLIST in a .return: parameters come from var_offs */
 	bool user;                /* the memory read is the current task's user memory */
 	const char *value;        /* TA_CONSTANT: the string */
+	int write_reg;            /* written by an assignment (guru mode): the DWARF register
+				   * the object is in, or -1: it is in memory */
 };
 
 /* One resolved probe point. */

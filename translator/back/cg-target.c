@@ -407,10 +407,10 @@ static void pp_top(struct reader *r, const char *s, const char *cur, bool is_add
 
 /* --- the plan --- */
 
-static char *cg_access(struct cg *g, struct node *n, const struct target_access *a)
+/* The object's address (*is_addr) or its value: the base, then the steps. */
+static char *cg_locate(struct reader *r, const struct target_access *a, bool *is_addr_out)
 {
-	struct reader r;
-	reader_init(&r, g, a, n);
+	struct cg *g = r->g;
 	bool is_addr;
 	char *cur;
 	if (a->base_expr) {
@@ -420,7 +420,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		free(v);
 		is_addr = true;
 	} else {
-		cur = cg_base(&r, a->loc, a->entry_off, &is_addr);
+		cur = cg_base(r, a->loc, a->entry_off, &is_addr);
 	}
 	if (a->materialize && !is_addr) {
 		char *buf = new_buffer(g, 8);
@@ -434,8 +434,8 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		switch (st->kind) {
 		case TS_DEREF:
 			if (is_addr) {
-				emit(g, "%s = %s(c, (unsigned long)%s, 8, 0, %s, %s);", cur, r.rd, cur,
-				     r.what, r.loc);
+				emit(g, "%s = %s(c, (unsigned long)%s, 8, 0, %s, %s);", cur, r->rd, cur,
+				     r->what, r->loc);
 				fail_check(g);
 			}
 			is_addr = true;
@@ -452,6 +452,16 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 		}
 		}
 	}
+	*is_addr_out = is_addr;
+	return cur;
+}
+
+static char *cg_access(struct cg *g, struct node *n, const struct target_access *a)
+{
+	struct reader r;
+	reader_init(&r, g, a, n);
+	bool is_addr;
+	char *cur = cg_locate(&r, a, &is_addr);
 	char *res = NULL;
 	switch (a->result) {
 	case TA_INT:
@@ -570,4 +580,35 @@ void cg_entry_values(struct cg *g, struct handler *h)
 		free(v);
 		g->nstr = 0;
 	}
+}
+
+/*
+ * Guru mode: write val (a C expression of the script's value) to the
+ * object target expression n reads (pass 2 checked that it can be
+ * written: a number, in memory or in a live register). A bad address
+ * fails the hit, as a read does; it never faults.
+ */
+void cg_target_store(struct cg *g, struct node *n, const char *val)
+{
+	const struct target_access *a = n->access;
+	char *loc = loc_literal(n);
+	if (!a || a->write_reg >= 0) {
+		char *text = a ? c_string(a->text, strlen(a->text)) : xstrdup("\"$return\"");
+		emit(g, "%s(c, %d, (unsigned long)(%s), %s, %s);",
+		     a && a->user ? "rt_uregset" : "rt_regset", a ? a->write_reg : 0, val, text, loc);
+		fail_check(g);
+		free(text);
+		free(loc);
+		return;
+	}
+	free(loc);
+	struct reader r;
+	reader_init(&r, g, a, n);
+	bool is_addr;
+	char *cur = cg_locate(&r, a, &is_addr);
+	emit(g, "%s(c, (unsigned long)%s, %d, (rt_long)(%s), %s, %s);",
+	     a->user ? "rt_uwrite" : "rt_kwrite", cur, (int)a->type->size, val, r.what, r.loc);
+	fail_check(g);
+	free(cur);
+	reader_free(&r);
 }

@@ -100,6 +100,7 @@ void cg_number_data(struct cg *g);
 
 /* cg-target.c */
 char *cg_target(struct cg *g, struct node *n);       /* $var->a[i], $$parms, ... */
+void cg_target_store(struct cg *g, struct node *n, const char *val); /* guru: $var = val */
 char *cg_entry_value(struct cg *g, struct node *n);  /* @entry(...) in a .return body */
 /* The entry function's body: each saved value into the call's entry data. */
 void cg_entry_values(struct cg *g, struct handler *h);

@@ -70,6 +70,10 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
  * error (none reported when quiet). */
 struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,
 					   bool quiet);
+/* Can the object a (resolved) plan reads be written, in guru mode? NULL if
+ * so, with *regno the DWARF register it is in (or -1: it is in memory);
+ * else why not. */
+const char *target_write_problem(const struct target_access *a, int *regno);
 /* Evaluate entry (an N_ENTRY, whose lhs is typed) at the function's entry,
  * into size bytes of the call's entry data: sets entry->access. */
 void target_save_at_entry(struct handler *h, struct node *entry, size_t size);

@@ -603,3 +603,34 @@ fail:
 	free(a);
 	return NULL;
 }
+
+const char *target_write_problem(const struct target_access *a, int *regno)
+{
+	*regno = -1;
+	if (a->result != TA_INT)
+		return "only numbers (integers, enums and pointers) can be written";
+	if (a->bit_size)
+		return "a bit-field cannot be written";
+	/* Where the object is: memory the probed code uses, or a register,
+	 * or only a copy (a value saved at entry, a value the location
+	 * computes, a struct gathered from registers). */
+	bool memory = a->base_expr || (a->loc && a->loc->kind == TL_MEMORY);
+	bool copy = !a->base_expr && (!a->loc || a->loc->kind != TL_MEMORY);
+	for (size_t i = 0; i < a->nsteps; i++)
+		if (a->steps[i].kind == TS_DEREF)
+			memory = true, copy = false;
+	if (memory && !copy)
+		return NULL;
+	if (a->nsteps == 0 && !a->materialize && a->loc && a->loc->kind == TL_VALUE &&
+	    a->loc->nops == 1 && a->loc->ops[0].kind == LO_REG) {
+		int r = (int)a->loc->ops[0].arg;
+		if (r == 7 || r == 16 || r < 0 || r > 16)
+			return "the stack pointer and the instruction pointer cannot be written";
+		*regno = r;
+		return NULL;
+	}
+	if (!a->loc && !a->base_expr)
+		return "in a .return probe it is the value saved at entry: only $return and what "
+		       "pointers lead to can be written";
+	return "its value is computed here, not kept in memory or a register";
+}

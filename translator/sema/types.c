@@ -725,8 +725,79 @@ static struct symbol *lvalue(struct checker *c, struct node *n, const char *what
 	return NULL;
 }
 
+/* The handler's probes are all of a kind whose registers are the probed
+ * code's own (not a tracepoint's or a timer's stand-ins). */
+static bool registers_are_live(struct checker *c, struct handler *h)
+{
+	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
+		struct probe *p = c->s->prog.probes.v[i];
+		if (p->handler == h && p->kind != PK_KPROBE && p->kind != PK_KRETPROBE &&
+		    p->kind != PK_UPROBE && p->kind != PK_URETPROBE)
+			return false;
+	}
+	return h != NULL;
+}
+
+/*
+ * $var = value, $p->field += value, @cast(...)->m = value: guru mode only
+ * (a write changes what the probed code does). Numbers only, in memory
+ * (written fault-safe) or in a register of a kprobe or uprobe.
+ */
+static enum type check_target_assign(struct checker *c, struct node *n)
+{
+	struct node *t = n->lhs;
+	char *text = ast_expr_text(t);
+	if (!c->s->guru) {
+		if (c->report) {
+			diag_error(t->loc, D_NEEDS_GURU,
+				   "writing to '%s' needs guru mode: a write changes what the probed "
+				   "code does",
+				   text);
+			diag_hint("run stap with -g");
+		}
+		check_expr(c, n->rhs, T_UNKNOWN);
+		free(text);
+		return T_LONG;
+	}
+	if (n->op == OP_CONCAT || n->op == OP_AGG || t->pretty || t->addr_of) {
+		if (c->report)
+			diag_error(t->loc, D_NOT_ASSIGNABLE, "cannot write '%s': only '=' and the "
+				   "arithmetic assignments write a number to a target variable",
+				   text);
+		check_expr(c, n->rhs, T_UNKNOWN);
+		free(text);
+		return T_LONG;
+	}
+	int before = diag_errors();
+	check_expr(c, t, T_LONG);
+	if (c->report && !reported_since(c, before)) {
+		const char *why = NULL;
+		int reg = 0; /* a kernel probe's $return without debug information: rax */
+		if (t->access && t->access != &failed_access) {
+			why = target_write_problem(t->access, &reg);
+			t->access->write_reg = reg;
+		}
+		if (!why && reg >= 0 && !registers_are_live(c, c->h))
+			why = "it is in a register, and only kprobes and uprobes (function entries, "
+			      "returns and statements) have the probed code's registers";
+		if (why)
+			diag_error(t->loc, D_NOT_ASSIGNABLE, "cannot write '%s': %s", text, why);
+	}
+	free(text);
+	check_operand(c, n->rhs, T_LONG, "an assignment to a target variable");
+	t->type = T_LONG;
+	return T_LONG;
+}
+
+static bool is_target_node(const struct node *n)
+{
+	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
+}
+
 static enum type check_assign(struct checker *c, struct node *n)
 {
+	if (is_target_node(n->lhs))
+		return check_target_assign(c, n);
 	if (n->op == OP_AGG) {
 		struct symbol *sym = lvalue(c, n->lhs, "'<<<'");
 		check_operand(c, n->rhs, T_LONG, "'<<<'");
