@@ -25,7 +25,7 @@
 	X(KF_INIT, "is __init code, freed once the kernel has booted")                        \
 	X(KF_NOT_TEXT, "is outside the kernel's text (discarded or alternative code)")       \
 	X(KF_BLACKLIST, "is on the kernel's kprobe blacklist (NOKPROBE_SYMBOL, noinstr or entry code)") \
-	X(KF_NOTRACE, "is notrace: the kernel has no ftrace site in it and refuses to trace it")
+	X(KF_NOTRACE, "is notrace (no ftrace site): wildcards leave it out; name it to probe it with a kprobe")
 
 enum kfunc_why {
 #define X(id, text) id,

@@ -4,10 +4,10 @@
  * kprobe outside its text (init code is freed after boot), on anything in
  * its kprobe blacklist (NOKPROBE_SYMBOL entries, and everything in the
  * .kprobes.text, .noinstr.text and entry text areas; a "name.constprop.0"
- * copy goes with "name"), and Tapline leaves out functions without an
- * ftrace site (notrace), which kprobe events refuse too and which are
- * mostly code that runs where a probe must not. Deciding this in pass 2
- * lets a wildcard expand to what will actually be placed.
+ * copy goes with "name"). Functions without an ftrace site (notrace) take
+ * a kprobe, but wildcards leave them out: they are mostly code that runs
+ * where a probe should not. Deciding this in pass 2 lets a wildcard expand
+ * to what will actually be placed.
  *
  * The facts come from the image itself (the blacklist and the ftrace sites
  * are arrays the kernel keeps in .init.data, found through kallsyms), or,

@@ -513,11 +513,18 @@ static bool runtime_calls(const struct pp_ctx *c, const char *name)
 
 #define RUNTIME_REASON "is called by Tapline's runtime while it handles a probe hit"
 
-/* Why a probe on f cannot be placed, or NULL. In guru mode a function the
- * runtime calls is allowed (the kernel would take the probe; its hits
- * inside the runtime are skipped and counted). */
-static const char *refusal(const struct pp_ctx *c, const struct kfunc *f)
+/*
+ * Why a probe on f cannot be placed, or NULL. A function without an ftrace
+ * site (notrace) takes a kprobe when it is named; a wildcard leaves it out
+ * (such functions are mostly code that runs where probes should not:
+ * tracing, idle and low-level entry helpers), which -v says. In guru mode a
+ * function the runtime calls is allowed (the kernel would take the probe;
+ * its hits inside the runtime are skipped and counted).
+ */
+static const char *refusal(const struct pp_ctx *c, const struct kfunc *f, bool wild)
 {
+	if (f->why == KF_NOTRACE && !wild)
+		return !c->s->guru && runtime_calls(c, f->name) ? RUNTIME_REASON : NULL;
 	if (f->why != KF_OK)
 		return kfunc_why_text(f->why);
 	if (!c->s->guru && runtime_calls(c, f->name))
@@ -560,7 +567,7 @@ static void note_left_out(struct left_out *lo, size_t *nlo, const char *reason, 
 static void set_entry_offset(struct pp_ctx *c, struct probe *p, const struct kfunc *f)
 {
 	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || f->copies != 1 || !f->offset ||
-	    !sema_find_text(c->s))
+	    f->why != KF_OK || !sema_find_text(c->s))
 		return;
 	p->text_offset = f->offset;
 }
@@ -587,8 +594,11 @@ static size_t add_every_copy(struct pp_ctx *c, enum probe_kind kind, const struc
 {
 	size_t placed = 0;
 	for (unsigned k = 0; k < f->copies; k++) {
-		/* Each copy's own why: refusal() judges the first copy only. */
-		if (f->whys[k] != KF_OK || (!c->s->guru && runtime_calls(c, f->name)))
+		/* Each copy's own why: refusal() judges the first copy only. A
+		 * copy without an ftrace site takes a kprobe when named. */
+		enum kfunc_why why = f->whys[k];
+		if ((why != KF_OK && (why != KF_NOTRACE || from_wildcard)) ||
+		    (!c->s->guru && runtime_calls(c, f->name)))
 			continue;
 		struct probe *p = add_probe(c, kind, f->name, 0);
 		free(p->pp_text);
@@ -616,7 +626,7 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 		if (fnmatch(pattern, f->name, 0))
 			continue;
 		matches++;
-		const char *why = refusal(c, f);
+		const char *why = refusal(c, f, true);
 		if (why)
 			note_left_out(lo, &nlo, why, f->name);
 		else
@@ -658,7 +668,7 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
 			continue;
 		if (f->copies > 1 && f->offsets) {
 			add_every_copy(c, kind, f, true);
-		} else if (!refusal(c, f)) {
+		} else if (!refusal(c, f, true)) {
 			struct probe *p = add_probe(c, kind, f->name, 0);
 			p->from_wildcard = true;
 			set_entry_offset(c, p, f);
@@ -749,10 +759,11 @@ static char *module_build_id(struct pp_ctx *c, const char *module, const char *m
  * the compiler made, "f.part.0", which DWARF calls f); a function entry
  * placed by name may go through ftrace.
  */
-static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
+static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site,
+			    bool wild)
 {
 	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
-	if (!f || refusal(c, f))
+	if (!f || refusal(c, f, wild))
 		return false;
 	uint64_t entry = site->text_offset - (uint64_t)site->anchor_offset;
 	bool by_name = f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
@@ -836,8 +847,8 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	size_t placed = 0;
 	for (size_t i = 0; i < sites.n; i++) {
 		struct probe_site *site = sites.v[i];
-		if (!returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, site) &&
-		    add_kernel_site(c, kind, site))
+		bool wild = strpbrk(func, "*?[") != NULL;
+		if (!returns_nothing_for(c, kind, wild, site) && add_kernel_site(c, kind, site, wild))
 			placed++;
 	}
 	char *what = xasprintf("'%s'", spec);
@@ -900,7 +911,7 @@ static bool kernel_btf_point(struct pp_ctx *c, const char *spec, enum probe_kind
 		const struct kfunc *f = &k->funcs[i];
 		if (wild ? fnmatch(spec, f->name, 0) != 0 : strcmp(spec, f->name) != 0)
 			continue;
-		if (refusal(c, f))
+		if (refusal(c, f, wild))
 			continue;
 		struct probe_site *site = btf_function_site(b, f->name);
 		if (site && !returns_nothing_for(c, kind, wild, site) && btf_place(k, site, f))
@@ -969,9 +980,9 @@ static void kernel_statement_point(struct pp_ctx *c)
 	if (r < 0 && !why) {
 		if (!c->pt->optional) {
 			diag_error(sc->arg->loc, D_NO_DEBUGINFO,
-				   "a statement probe needs the kernel's debug information, which is "
-				   "not installed (BTF has no lines)");
-			diag_hint("install linux-image-%s-dbg", c->s->release);
+				   "a statement probe needs the kernel's debug information (DWARF: "
+				   "BTF has no lines)");
+			sema_kernel_dwarf_hint(c->s, "statement probes");
 		}
 		free(func);
 		free(file);
@@ -981,7 +992,7 @@ static void kernel_statement_point(struct pp_ctx *c)
 		diag_error(sc->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
 			   why ? why : "not found");
 	for (size_t i = 0; i < sites.n; i++)
-		placed += add_kernel_site(c, PK_KPROBE, sites.v[i]);
+		placed += add_kernel_site(c, PK_KPROBE, sites.v[i], strpbrk(func, "*?[") != NULL);
 	if (!placed && !why && !c->pt->optional) {
 		diag_error(sc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no statement of a function matching '%s' begins at %s:%d in kernel %s", func,
@@ -1026,10 +1037,9 @@ static void kernel_function_point(struct pp_ctx *c)
 	if (inlines_only) {
 		if (!c->pt->optional) {
 			diag_error(fn->arg->loc, D_NO_DEBUGINFO,
-				   "inlined copies ('.inline') are known from the kernel's DWARF, which "
-				   "is not installed (BTF and the symbol table know only the out-of-line "
-				   "copy)");
-			diag_hint("install linux-image-%s-dbg", c->s->release);
+				   "inlined copies ('.inline') are known only from the kernel's DWARF "
+				   "(BTF and the symbol table know only the out-of-line copy)");
+			sema_kernel_dwarf_hint(c->s, "'.inline' probes");
 		}
 		return;
 	}
@@ -1050,9 +1060,9 @@ static void kernel_function_point(struct pp_ctx *c)
 	if (strpbrk(name, "@:")) {
 		diag_error(fn->arg->loc, D_NO_DEBUGINFO,
 			   "function names with a file or line ('%s') need the kernel's debug "
-			   "information, which is not installed",
+			   "information (DWARF)",
 			   name);
-		diag_hint("install linux-image-%s-dbg", c->s->release);
+		sema_kernel_dwarf_hint(c->s, "file and line names");
 		return;
 	}
 	if (strpbrk(name, "*?[")) {
@@ -1065,7 +1075,7 @@ static void kernel_function_point(struct pp_ctx *c)
 			unknown_kernel_function(k, name, fn->arg->loc);
 		return;
 	}
-	const char *why = refusal(c, f);
+	const char *why = refusal(c, f, false);
 	if (f->copies > 1 && f->offsets && add_every_copy(c, kind, f, false)) {
 		if (c->s->verbose)
 			fprintf(stderr, "%s: %u functions are named '%s': each is probed by its address\n",
@@ -1081,7 +1091,7 @@ static void kernel_function_point(struct pp_ctx *c)
 			   name, k->release, why);
 		if (f->why == KF_INIT)
 			diag_hint("an __init function runs only while the kernel boots");
-		else if (f->why == KF_OK)
+		else if (!strcmp(why, RUNTIME_REASON))
 			diag_hint("guru mode (-g) allows it; hits inside the runtime are then skipped");
 	}
 }
@@ -1224,6 +1234,32 @@ static void kernel_trace_point(struct pp_ctx *c)
 struct dw *sema_debuginfo(struct session *s)
 {
 	return debuginfo(s);
+}
+
+/*
+ * What to tell a user who needs the kernel's DWARF for what (a phrase
+ * like "locals"): install linux-image-R-dbg, unless it is installed (then
+ * the reason is elsewhere: --btf, or a probe point that reads no debug
+ * information). Hints must not send people to install what they have.
+ */
+bool sema_kernel_dwarf_installed(struct session *s)
+{
+	debuginfo(s);
+	return debugfind(s->debug_ix, "kernel") != NULL;
+}
+
+void sema_kernel_dwarf_hint(struct session *s, const char *what)
+{
+	if (!sema_kernel_dwarf_installed(s))
+		diag_hint("%s need%s the kernel's DWARF: install linux-image-%s-dbg", what,
+			  strchr(what, ' ') || what[strlen(what) - 1] == 's' ? "" : "s", s->release);
+	else if (s->force_btf)
+		diag_hint("%s need%s the kernel's DWARF, which is installed: drop --btf to use it",
+			  what, strchr(what, ' ') || what[strlen(what) - 1] == 's' ? "" : "s");
+	else
+		diag_hint("the kernel's DWARF is installed, but this probe point reads none: "
+			  "kernel.function(\"NAME\") does (kprobe.function and symbol-table probes "
+			  "do not)");
 }
 
 static struct dw *debuginfo(struct session *s)

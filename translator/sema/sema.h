@@ -41,6 +41,10 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 
 /* The session's debug information, opened on first use (probes.c). */
 struct dw *sema_debuginfo(struct session *s);
+/* Hint how to get the kernel's DWARF for what ("locals", "statement
+ * probes"): install it, or, when it is installed, what stands in the way. */
+void sema_kernel_dwarf_hint(struct session *s, const char *what);
+bool sema_kernel_dwarf_installed(struct session *s);
 /* Let the runtime find the kernel's _text (from _printk's offset, which
  * this records in the program); false if the kernel's symbols do not say. */
 bool sema_find_text(struct session *s);

@@ -157,6 +157,10 @@ static bool walk_members(struct resolver *r, struct target_access *a, enum held 
 			} else if (t->kind == CT_PTR) {
 				push_step(a, TS_DEREF, 0, NULL);
 				elem = ctype_complete(t->target);
+			} else if (a->base_expr && m == r->n->list) {
+				/* @cast(p, "type")[i]: p is the first of an array of
+				 * them (as in C's p[i]; &@cast(0, "T")[1] is T's size). */
+				elem = t;
 			} else {
 				err(r, "'%s': %s cannot be indexed", a->text,
 				    t->name ? t->name : "the value");
@@ -344,9 +348,8 @@ static struct target_access *resolve_var(struct resolver *r)
 		    btf ? " (the kernel's BTF gives parameters only)" : " or local variable",
 		    where(site));
 		scope_hint(r, name);
-		if (btf)
-			hint(r, "locals and globals need the kernel's DWARF: install linux-image-%s-dbg",
-			     r->s->release);
+		if (btf && !r->quiet)
+			sema_kernel_dwarf_hint(r->s, "locals and globals");
 		return NULL;
 	}
 	if (v->loc.kind == TL_NONE) {
@@ -448,6 +451,12 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
 			if (s->force_symtab)
 				diag_hint("--symtab reads symbol tables only, no types: read arguments by "
 					  "position (int_arg(N), pointer_arg(N), ...) and returnval()");
+			else if (sema_kernel_dwarf_installed(s))
+				diag_hint("the kernel's DWARF is installed, but this probe point reads "
+					  "none: kernel.function(\"NAME\") does (kprobe.function, "
+					  "symbol-table probes and probes outside functions do not); module "
+					  "functions need the module's debug information (see "
+					  "--debuginfo-path)");
 			else if (sema_kernel_btf(s))
 				diag_hint("the kernel's BTF has no prototype of this function (an alias "
 					  "or an assembly entry point): install linux-image-%s-dbg for its "
@@ -579,9 +588,10 @@ struct target_access *target_resolve_atvar(struct session *s, struct handler *h,
 		      &why);
 	if (!v) {
 		err(&r, "@var(\"%s\"): %s", n->str, why ? why : "not found");
-		if (!strcmp(module, "kernel") && why && strstr(why, "no debug information"))
-			hint(&r, "the kernel's globals need its DWARF: install linux-image-%s-dbg",
-			     s->release);
+		if (!strcmp(module, "kernel") && why && strstr(why, "no debug information")) {
+			if (!r.quiet)
+				sema_kernel_dwarf_hint(s, "the kernel's globals");
+		}
 		else if (why && strstr(why, "no debug information"))
 			hint(&r, "for a module you built, build it with -g and give its directory with "
 				 "--debuginfo-path; for Debian's own, install linux-image-%s-dbg",
