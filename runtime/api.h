@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 14
+#define RT_API_VERSION 15
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -44,7 +44,9 @@ struct rt_context {
 enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPROBE, RT_TRACEPOINT,
 		     RT_PROFILE, RT_PERF, RT_UPROBE, RT_URETPROBE,
 		     /* symbol: the program's path (0: any); offset: a process id (0: any) */
-		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END };
+		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END,
+		     /* symbol: the file's name under /proc/systemtap/MODULE/ */
+		     RT_PROCFS_READ, RT_PROCFS_WRITE };
 
 struct rt_probe {
 	enum rt_probe_kind kind;
@@ -80,6 +82,9 @@ struct rt_probe {
 	 * semaphore (0: none), as file offsets. RT_URETPROBE uses entry and
 	 * entry_size as RT_KRETPROBE does. */
 	rt_size file_offset, sem_offset;
+	/* RT_PROCFS_READ, RT_PROCFS_WRITE: .umask(N), and .maxsize(N): the
+	 * bytes $value holds (0: MAXSTRINGLEN). */
+	rt_long procfs_umask, procfs_maxsize;
 };
 
 /*
@@ -181,6 +186,14 @@ void rt_frame_overflow(struct rt_context *c, rt_size size, unsigned long frame, 
 /* error("..."), warn("..."), exit() */
 void rt_user_error(struct rt_context *c, const char *msg);
 void rt_warn(struct rt_context *c, const char *msg);
+/* The NUMA node of the memory at a kernel (direct map) address; a failure
+ * for any other address. */
+rt_long rt_addr_to_node(struct rt_context *c, rt_long addr);
+/* system(): staprun runs cmd with /bin/sh, as its user, after this hit. */
+void rt_system(struct rt_context *c, const char *cmd);
+/* printk() (guru mode): msg and a newline in the kernel log, at level 0-7
+ * (KERN_EMERG .. KERN_DEBUG; others: the default level). */
+void rt_printk(struct rt_context *c, rt_long level, const char *msg);
 void rt_exit(struct rt_context *c);
 /* In a catch: the failure's message into buf, and the failure forgotten:
  * 0. A failure no catch may take (MAXACTION, MAXHITTIME, as in SystemTap)
@@ -464,6 +477,10 @@ int rt_uread_bytes(struct rt_context *c, void *dst, unsigned long addr, rt_size 
 		   const char *what, const char *loc);
 /* In a return probe and its entry part: this call's saved bytes. */
 char *rt_entry_data(struct rt_context *c);
+/* procfs probes: $value (a string of up to .maxsize bytes), set or
+ * appended to (cut at .maxsize). */
+const char *rt_procfs_value(struct rt_context *c);
+void rt_procfs_set(struct rt_context *c, const char *s, int append);
 /* Guru mode: write DWARF register regno (not rsp or rip) of the probed
  * code (the user's, in a uprobe), or size bytes of v at addr (fault-safe:
  * a bad or read-only address fails the hit). */

@@ -316,3 +316,13 @@ void rt_cmdline_str(struct rt_context *c, char *buf, rt_size size)
 {
 	rt_cmdline_args(c, buf, size, 0, -1, " ");
 }
+
+rt_long rt_addr_to_node(struct rt_context *c, rt_long addr)
+{
+	if (!virt_addr_valid((void *)(unsigned long)addr)) {
+		rt_failf(c, NULL, NULL, "addr_to_node(0x%llx): not an address of the kernel's direct map",
+			 (unsigned long long)addr);
+		return 0;
+	}
+	return page_to_nid(virt_to_page((void *)(unsigned long)addr));
+}

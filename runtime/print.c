@@ -76,3 +76,11 @@ void rt_sprintf(struct rt_context *c, char *buf, rt_size size, const char *fmt,
 	if (rt_fmt_format_mem(buf, size, fmt, args, nargs, &mem) < 0)
 		rt_fail(c, "sprintf arguments do not match the format", NULL);
 }
+
+void rt_printk(struct rt_context *c, rt_long level, const char *msg)
+{
+	static const char *const levels[8] = { KERN_EMERG,  KERN_ALERT,  KERN_CRIT, KERN_ERR,
+					       KERN_WARNING, KERN_NOTICE, KERN_INFO, KERN_DEBUG };
+
+	printk("%s%s\n", level >= 0 && level < 8 ? levels[level] : KERN_DEFAULT, msg);
+}

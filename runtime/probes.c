@@ -808,6 +808,10 @@ static int rt_place(struct rt_placed *pl)
 	case RT_THREAD_END:
 		/* All of them at once, by rt_tasks_start(). */
 		return 0;
+	case RT_PROCFS_READ:
+	case RT_PROCFS_WRITE:
+		/* Their files, at once, by rt_procfs_start(). */
+		return 0;
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -949,7 +953,7 @@ int rt_probes_start(void)
 	}
 	mutex_unlock(&rt_placing);
 	/* Last: process begin probes for what runs already may start now. */
-	if (!err && rt_tasks_start()) {
+	if (!err && (rt_tasks_start() || rt_procfs_start())) {
 		rt_request_stop(1);
 		err = -EIO;
 	}
@@ -1162,6 +1166,7 @@ void rt_probes_stop(void)
 		rt_notifier_registered = false;
 	}
 	rt_tasks_stop();
+	rt_procfs_stop();
 	mutex_lock(&rt_placing);
 	rt_remove_ftrace_entries();
 	rt_remove_fprobe_returns();

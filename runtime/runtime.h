@@ -201,6 +201,9 @@ int rt_uprobe_place(int i, const char **why);
 void rt_uprobes_stop(void);
 /* tasks.c: process and thread begin and end probes; the -c/-x filter. */
 int rt_tasks_start(void);
+/* procfs.c: the procfs probes' files, made at start, removed at stop. */
+int rt_procfs_start(void);
+void rt_procfs_stop(void);
 void rt_tasks_stop(void);
 bool rt_task_is_target(struct task_struct *t);
 /* With a target: the same, without a call when the task is the target. */

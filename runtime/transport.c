@@ -214,6 +214,78 @@ static bool rt_ring_peek(struct rt_ring *r, struct rt_record *rec)
 	return true;
 }
 
+/*
+ * system(): commands staprun runs for the script, queued here (any
+ * context: a few bytes copied under a raw spinlock) and taken one per
+ * read() of `cmd`. A full queue drops the command and counts it.
+ */
+#define RT_SYSTEM_SLOTS 16
+#define RT_SYSTEM_LEN 1024
+static char rt_system_cmds[RT_SYSTEM_SLOTS][RT_SYSTEM_LEN];
+static unsigned int rt_system_head, rt_system_tail; /* free-running */
+static DEFINE_RAW_SPINLOCK(rt_system_lock);
+static atomic_t rt_system_dropped, rt_system_cut;
+
+static bool rt_system_pending(void)
+{
+	return READ_ONCE(rt_system_head) != READ_ONCE(rt_system_tail);
+}
+
+void rt_system(struct rt_context *c, const char *cmd)
+{
+	unsigned long flags;
+	size_t len = strlen(cmd);
+
+	if (len >= RT_SYSTEM_LEN) {
+		atomic_inc(&rt_system_cut);
+		return;
+	}
+	raw_spin_lock_irqsave(&rt_system_lock, flags);
+	if (rt_system_head - rt_system_tail < RT_SYSTEM_SLOTS) {
+		memcpy(rt_system_cmds[rt_system_head % RT_SYSTEM_SLOTS], cmd, len + 1);
+		WRITE_ONCE(rt_system_head, rt_system_head + 1);
+	} else {
+		atomic_inc(&rt_system_dropped);
+	}
+	raw_spin_unlock_irqrestore(&rt_system_lock, flags);
+}
+
+static ssize_t rt_cmd_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	char *buf = kmalloc(RT_SYSTEM_LEN, GFP_KERNEL);
+	unsigned long flags;
+	ssize_t len = 0;
+	bool got = false;
+
+	if (!buf)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&rt_system_lock, flags);
+	if (rt_system_head != rt_system_tail) {
+		strscpy(buf, rt_system_cmds[rt_system_tail % RT_SYSTEM_SLOTS], RT_SYSTEM_LEN);
+		WRITE_ONCE(rt_system_tail, rt_system_tail + 1);
+		got = true;
+	}
+	raw_spin_unlock_irqrestore(&rt_system_lock, flags);
+	if (got) {
+		len = (ssize_t)min(strlen(buf), count);
+		if (copy_to_user(ubuf, buf, len))
+			len = -EFAULT;
+	}
+	kfree(buf);
+	return len;
+}
+
+/* What the end of the session says about system() (ctl's warnings). */
+static void rt_system_show(struct seq_file *m)
+{
+	if (atomic_read(&rt_system_dropped))
+		seq_printf(m, "warning system(): %d commands dropped: more than %d waited for staprun\n",
+			   atomic_read(&rt_system_dropped), RT_SYSTEM_SLOTS);
+	if (atomic_read(&rt_system_cut))
+		seq_printf(m, "warning system(): %d commands not run: longer than %d bytes\n",
+			   atomic_read(&rt_system_cut), RT_SYSTEM_LEN - 1);
+}
+
 static bool rt_data_ready(void)
 {
 	int i;
@@ -356,7 +428,7 @@ static ssize_t rt_drain(char __user *ubuf, size_t count)
 
 static bool rt_reader_should_wake(void)
 {
-	return rt_data_ready() || rt_state() >= RT_STOPPING;
+	return rt_data_ready() || rt_system_pending() || rt_state() >= RT_STOPPING;
 }
 
 static ssize_t rt_out_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
@@ -371,6 +443,11 @@ static ssize_t rt_out_read(struct file *file, char __user *ubuf, size_t count, l
 		n = rt_drain(ubuf, count);
 		if (n != 0 || count == 0)
 			break;
+		/* Nothing to read, but commands to run: staprun reads `cmd`. */
+		if (rt_system_pending()) {
+			n = -EAGAIN;
+			break;
+		}
 		if (rt_state() >= RT_STOPPING)
 			break; /* end of file */
 		if (file->f_flags & O_NONBLOCK) {
@@ -452,8 +529,16 @@ void rt_transport_show(struct seq_file *m)
 static int rt_ctl_show(struct seq_file *m, void *unused)
 {
 	rt_session_show(m);
+	rt_system_show(m);
 	rt_transport_show(m);
 	return 0;
+}
+
+static int rt_cmd_open(struct inode *inode, struct file *file)
+{
+	int rc = rt_may_open();
+
+	return rc ? rc : nonseekable_open(inode, file);
 }
 
 static int rt_ctl_open(struct inode *inode, struct file *file)
@@ -492,6 +577,7 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 /* `out` is opened non-seekable, so it needs no llseek. */
 RT_PROC_OPS(rt_out_ops, rt_out_open, rt_out_read, NULL, NULL, rt_out_release, rt_out_poll);
 RT_PROC_OPS(rt_ctl_ops, rt_ctl_open, seq_read, rt_ctl_write, seq_lseek, single_release, NULL);
+RT_PROC_OPS(rt_cmd_ops, rt_cmd_open, rt_cmd_read, NULL, NULL, NULL, NULL);
 
 void rt_wake_readers(void)
 {
@@ -502,7 +588,7 @@ static enum hrtimer_restart rt_wake_timer_fn(struct hrtimer *t)
 {
 	int state = rt_state();
 
-	if (rt_data_ready() || state != rt_last_state) {
+	if (rt_data_ready() || rt_system_pending() || state != rt_last_state) {
 		rt_last_state = state;
 		wake_up_interruptible(&rt_wq);
 	}
@@ -513,7 +599,7 @@ static enum hrtimer_restart rt_wake_timer_fn(struct hrtimer *t)
 /* At load: the /proc files, for the user loading the module only. */
 int rt_transport_init(const char *module_name)
 {
-	struct proc_dir_entry *out, *ctl;
+	struct proc_dir_entry *out, *ctl, *cmd;
 	char dir[80];
 
 	rt_owner = current_euid();
@@ -527,11 +613,13 @@ int rt_transport_init(const char *module_name)
 		goto exists;
 	out = proc_create("out", 0400, rt_proc_dir, &rt_out_ops);
 	ctl = proc_create("ctl", 0600, rt_proc_dir, &rt_ctl_ops);
-	if (!out || !ctl)
+	cmd = proc_create("cmd", 0400, rt_proc_dir, &rt_cmd_ops);
+	if (!out || !ctl || !cmd)
 		goto exists;
 	proc_set_user(rt_proc_dir, rt_owner, current_egid());
 	proc_set_user(out, rt_owner, current_egid());
 	proc_set_user(ctl, rt_owner, current_egid());
+	proc_set_user(cmd, rt_owner, current_egid());
 	hrtimer_start(&rt_wake_timer, ns_to_ktime(RT_WAKE_INTERVAL_NS), HRTIMER_MODE_REL);
 	return 0;
 exists:

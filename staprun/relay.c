@@ -259,6 +259,22 @@ void sr_status_free(struct sr_status *st)
 	st->text = NULL;
 }
 
+int sr_relay_commands(struct sr_relay *r)
+{
+	char buf[1100];
+	ssize_t n;
+	int ran = 0;
+
+	if (r->cmd_fd < 0 || !r->system)
+		return 0;
+	while ((n = read(r->cmd_fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		r->system(buf);
+		ran++;
+	}
+	return ran;
+}
+
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 {
 	for (;;) {
@@ -273,13 +289,13 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 			continue;	/* a signal: stop_now() decides */
 		if (n < 0 && errno == EAGAIN) {
 			/*
-			 * Not expected from a blocking read, but a kernel
-			 * side that wakes periodically might say so.  Sleep a
-			 * little instead of spinning (polling out would not
-			 * help: a proc file without a poll method always
-			 * looks readable); a signal still ends the sleep.
+			 * No output, but system() commands waiting (see
+			 * doc/protocol.md): run them.  Should the kernel say
+			 * so with none waiting, sleep a little instead of
+			 * spinning; a signal still ends the sleep.
 			 */
-			poll(NULL, 0, 10);
+			if (sr_relay_commands(r) == 0)
+				poll(NULL, 0, 10);
 			continue;
 		}
 		if (n < 0) {

@@ -759,14 +759,66 @@ static int sr_relay_failed(enum sr_relay_end end, const struct sr_relay *r,
 	return 1;
 }
 
+/* system() children still running, reaped as they end (never waited for:
+ * a command may outlive the script, as with SystemTap). */
+#define SR_MAX_SYSTEM 64
+static pid_t sr_system_pids[SR_MAX_SYSTEM];
+
+static void sr_reap_system(void)
+{
+	for (int i = 0; i < SR_MAX_SYSTEM; i++)
+		if (sr_system_pids[i] > 0 && waitpid(sr_system_pids[i], NULL, WNOHANG) == sr_system_pids[i])
+			sr_system_pids[i] = 0;
+}
+
+/* One system() command: /bin/sh -c CMD in the background, as the user who
+ * ran staprun (its real ids, should staprun be installed setuid). */
+static void sr_system(const char *cmd)
+{
+	int slot = 0;
+
+	sr_reap_system();
+	while (slot < SR_MAX_SYSTEM && sr_system_pids[slot] > 0)
+		slot++;
+	pid_t pid = fork();
+	if (pid < 0) {
+		sr_warn("system(): cannot fork for '%s': %s", cmd, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int fd = open("/dev/null", O_RDONLY);
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		if (fd >= 0 && fd != STDIN_FILENO) {
+			dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
+		if (setgid(getgid()) || setuid(getuid()))
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		dprintf(STDERR_FILENO, "staprun: WARNING: system(): cannot run /bin/sh: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	sr_verbose("system(): started process %d: %s", (int)pid, cmd);
+	if (slot < SR_MAX_SYSTEM)
+		sr_system_pids[slot] = pid;
+}
+
 /*
  * Steps 2 to 6, between load and unload.  Returns the exit status: the
  * script's, or 1 when something here failed.
  */
 static int sr_run(const char *name, int dst_fd)
 {
-	struct sr_relay relay = { .out_fd = -1, .dst_fd = dst_fd };
-	char outpath[128], err[SR_ERR_MAX], cmd[32];
+	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .dst_fd = dst_fd, .system = sr_system };
+	char outpath[128], cmdpath[128], err[SR_ERR_MAX], cmd[32];
 	struct sr_status st;
 	enum sr_relay_end end;
 	int failed = 0, start_errno = 0, gofd = -1, nerr;
@@ -779,10 +831,15 @@ static int sr_run(const char *name, int dst_fd)
 			 outpath, strerror(errno), opt.module);
 		return 1;
 	}
+	/* system() commands; a module without the file has none to give. */
+	snprintf(cmdpath, sizeof(cmdpath), SR_PROC_DIR "/tapline_%s/cmd", name);
+	relay.cmd_fd = open(cmdpath, O_RDONLY | O_CLOEXEC);
 	if (opt.cmd) {
 		gofd = sr_fork_child(opt.cmd);
 		if (gofd < 0) {
 			close(relay.out_fd);
+			if (relay.cmd_fd >= 0)
+				close(relay.cmd_fd);
 			return 1;
 		}
 		opt.target = sr_child;
@@ -837,6 +894,10 @@ static int sr_run(const char *name, int dst_fd)
 		failed |= sr_relay_failed(end, &relay, outpath);
 	}
 	close(relay.out_fd);
+	/* The end probes' system() commands. */
+	sr_relay_commands(&relay);
+	if (relay.cmd_fd >= 0)
+		close(relay.cmd_fd);
 	sr_verbose("relayed %llu bytes of output", relay.bytes);
 
 	if (sr_ctl_read(name, &st, err, sizeof(err))) {
@@ -865,6 +926,8 @@ not_started:
 	sr_release_child(gofd, 0);
 	sr_ctl_write(name, "stop", err, sizeof(err));
 	close(relay.out_fd);
+	if (relay.cmd_fd >= 0)
+		close(relay.cmd_fd);
 	return 1;
 }
 

@@ -211,6 +211,8 @@ enum sr_relay_end {
 
 struct sr_relay {
 	int out_fd;		/* /proc/tapline_NAME/out */
+	int cmd_fd;		/* /proc/tapline_NAME/cmd: system() commands; -1: none */
+	void (*system)(const char *cmd);	/* runs one of them */
 	int dst_fd;		/* stdout or -o FILE; -1 after it failed */
 	int errnum;		/* errno of the last failure */
 	unsigned long long bytes;	/* relayed so far */
@@ -222,6 +224,9 @@ struct sr_relay {
  * something fails.  Once dst has failed, output is read and discarded so
  * that the module's buffers still drain.
  */
+/* Run the system() commands the module has queued (none when cmd_fd < 0);
+ * how many. */
+int sr_relay_commands(struct sr_relay *r);
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void));
 
 /* guardian.c: what happens to the module if staprun dies */

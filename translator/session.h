@@ -52,6 +52,9 @@ enum probe_kind {
 	/* process[("PATH"|PID)][.thread].begin/.end: user_file is the program
 	 * (NULL: any), offset the process id (0: any) */
 	PK_PROCESS_BEGIN, PK_PROCESS_END, PK_THREAD_BEGIN, PK_THREAD_END,
+	/* procfs[("NAME")][.umask(U)].read[.maxsize(N)] / .write: symbol is
+	 * the file's name under /proc/systemtap/MODULE/ */
+	PK_PROCFS_READ, PK_PROCFS_WRITE,
 };
 
 /*
@@ -104,6 +107,7 @@ enum taccess_result {
 	TA_VARLIST,    /* $$vars, $$parms, $$locals, $$return: name=value ... */
 	TA_SAVED,      /* @entry(expr) in a .return: the value saved at entry */
 	TA_CONSTANT,   /* a string known when translating: a marker's $$name, $$provider */
+	TA_PROCFS,     /* a procfs probe's $value: the file's text (written in .read) */
 };
 
 struct target_access {
@@ -155,6 +159,7 @@ struct probe {
 	 * marker's semaphore (0: none), as file offsets. */
 	char *user_file;
 	uint64_t file_offset, sem_offset;
+	long long procfs_umask, procfs_maxsize; /* PK_PROCFS_*: .umask(N), .maxsize(N) (0: none) */
 };
 
 struct program {

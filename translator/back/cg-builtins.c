@@ -229,6 +229,28 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_EXIT:
 		emit(g, "rt_exit(c);");
 		return xstrdup("0");
+	case B_ADDR_TO_NODE: {
+		char *addr = cg_expr(g, n->list);
+		char *t = new_long_temp(g);
+		emit(g, "%s = rt_addr_to_node(c, %s);", t, addr);
+		fail_check(g);
+		free(addr);
+		return t;
+	}
+	case B_SYSTEM: {
+		char *cmd = cg_expr(g, n->list);
+		emit(g, "rt_system(c, %s);", cmd);
+		free(cmd);
+		return xstrdup("0");
+	}
+	case B_PRINTK: {
+		char *level = cg_expr(g, n->list);
+		char *msg = cg_expr(g, n->list->next);
+		emit(g, "rt_printk(c, %s, %s);", level, msg);
+		free(level);
+		free(msg);
+		return xstrdup("0");
+	}
 	case B_ERROR:
 	case B_WARN: {
 		char *msg = cg_expr(g, n->list);

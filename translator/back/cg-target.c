@@ -485,6 +485,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 	case TA_VARLIST:
 	case TA_SAVED:
 	case TA_CONSTANT:
+	case TA_PROCFS:
 		break;
 	}
 	free(cur);
@@ -555,6 +556,8 @@ char *cg_target(struct cg *g, struct node *n)
 		return cg_varlist(g, n, a);
 	if (a->result == TA_CONSTANT)
 		return c_string(a->value, strlen(a->value));
+	if (a->result == TA_PROCFS)
+		return xstrdup("rt_procfs_value(c)");
 	return cg_access(g, n, a);
 }
 

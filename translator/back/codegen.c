@@ -470,9 +470,16 @@ static char *cg_binary(struct cg *g, struct node *n)
 	return long_op(g, n, n->op, a, b);
 }
 
-/* Guru mode: $var = v, $p->m += v: the value stored is the expression's. */
+/* Guru mode: $var = v, $p->m += v: the value stored is the expression's.
+ * And a procfs probe's $value = s, $value .= s. */
 static char *cg_target_assign(struct cg *g, struct node *n)
 {
+	if (n->lhs->access && n->lhs->access->result == TA_PROCFS) {
+		char *s = cg_expr(g, n->rhs);
+		emit(g, "rt_procfs_set(c, %s, %d);", s, n->op == OP_CONCAT);
+		free(s);
+		return xstrdup("rt_procfs_value(c)");
+	}
 	char *val = cg_expr(g, n->rhs);
 	if (n->op != OP_ASSIGN)
 		val = long_op(g, n, n->op, cg_expr(g, n->lhs), val);
@@ -1575,6 +1582,10 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_THREAD_BEGIN";
 	case PK_THREAD_END:
 		return "RT_THREAD_END";
+	case PK_PROCFS_READ:
+		return "RT_PROCFS_READ";
+	case PK_PROCFS_WRITE:
+		return "RT_PROCFS_WRITE";
 	}
 	return "RT_BEGIN";
 }
@@ -1744,13 +1755,15 @@ char *cg_translate(struct session *s)
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
 			  "\t  .handler = h%d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
-			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx },\n",
+			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx,\n"
+			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
-			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset);
+			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
+			  (unsigned long long)p->procfs_umask, p->procfs_maxsize);
 		free(pp);
 		free(sym);
 		free(mod);

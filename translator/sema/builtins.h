@@ -32,6 +32,9 @@
 	X(B_EXIT, "exit", "v:", false, "Stop the script once this probe hit ends: the end probes run.") \
 	X(B_ERROR, "error", "v:s", false, "End the script with this message: the error probes run.") \
 	X(B_WARN, "warn", "v:s", false, "Print this warning on stderr; the script goes on.") \
+	X(B_ADDR_TO_NODE, "addr_to_node", "l:l", true, "The NUMA node of the memory at a kernel address (of the direct map: kmalloc, page addresses); an error for others.") \
+	X(B_SYSTEM, "system", "v:s", false, "Run this command with /bin/sh, in the background, as the user running staprun, soon after this hit (at most 1023 bytes).") \
+	X(B_PRINTK, "printk", "v:ls", false, "Guru mode: print the message and a newline in the kernel log at a level, 0 (KERN_EMERG) to 7 (KERN_DEBUG).") \
 	/* context */ \
 	X(B_EXECNAME, "execname", "s:", true, "The name of the current process.") \
 	X(B_PID, "pid", "l:", true, "The current process id (its thread group id).") \

@@ -266,6 +266,10 @@ static const char *kind_text(enum probe_kind k)
 		return "thread begin";
 	case PK_THREAD_END:
 		return "thread end";
+	case PK_PROCFS_READ:
+		return "procfs read";
+	case PK_PROCFS_WRITE:
+		return "procfs write";
 	}
 	return "?";
 }

@@ -12,6 +12,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <inttypes.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,8 @@ static const char *const known_shapes[] = {
 	"process.function.inline", "process.statement", "process.mark", "process.provider.mark",
 	"process.library.function", "process.library.function.return", "process.library.mark",
 	"process.begin", "process.end", "process.thread.begin", "process.thread.end",
-	"process.plt", "process.plt.return",
+	"process.plt", "process.plt.return", "procfs.read", "procfs.write", "procfs.umask.read",
+	"procfs.umask.write", "procfs.read.maxsize", "procfs.umask.read.maxsize",
 };
 
 /* Every probe point family, as the hint lists them. */
@@ -58,6 +60,7 @@ static const char *const families[] = {
 	"process(\"PATH\")[.library(\"LIB\")].statement(\"name@file:line\")",
 	"process(\"PATH\")[.library(\"LIB\")][.provider(\"p\")].mark(\"name\")",
 	"process[(\"PATH\"|PID)][.thread].begin|end",
+	"procfs[(\"NAME\")][.umask(U)].read[.maxsize(N)]", "procfs[(\"NAME\")][.umask(U)].write",
 	"process(\"PATH\").plt[(\"name\")][.return]",
 };
 
@@ -271,6 +274,73 @@ static void begin_end(struct pp_ctx *c, enum probe_kind kind)
 	if (!want_number(c, 0, false, &prio))
 		return;
 	add_probe(c, kind, NULL, prio);
+}
+
+/*
+ * procfs[("NAME")][.umask(U)].read[.maxsize(N)] and .write: the file
+ * /proc/systemtap/MODULE/NAME ("command" when unnamed), read or written
+ * by anyone its mode lets (0444 for reading, 0200 for writing, less the
+ * umask). $value holds MAXSTRINGLEN bytes, or N.
+ */
+static void procfs_point(struct pp_ctx *c)
+{
+	const char *name = "command";
+	long long umask = 0, maxsize = 0;
+	int i = 1;
+	if (c->comps[0].arg) {
+		if (c->comps[0].arg->kind != N_STR) {
+			diag_error(c->comps[0].arg->loc, D_BAD_PROBE_ARG,
+				   "procfs(\"NAME\") takes a file name");
+			return;
+		}
+		name = c->comps[0].arg->str;
+		bool ok = *name && strcmp(name, ".") && strcmp(name, "..") && strlen(name) < 64;
+		for (const char *p = name; ok && *p; p++)
+			ok = isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.';
+		if (!ok) {
+			diag_error(c->comps[0].arg->loc, D_BAD_PROBE_ARG,
+				   "procfs(\"%s\"): a file name is letters, digits, '_', '-' and '.' "
+				   "(at most 63, not '.' or '..')", name);
+			return;
+		}
+	}
+	if (i < c->n && comp_is(c, i, "umask")) {
+		if (!want_number(c, i, true, &umask))
+			return;
+		if (umask < 0 || umask > 0777) {
+			diag_error(c->comps[i].loc, D_BAD_PROBE_ARG,
+				   "umask(%llo): a umask is 0 to 0777", (unsigned long long)umask);
+			return;
+		}
+		i++;
+	}
+	enum probe_kind kind;
+	if (i < c->n && comp_is(c, i, "read"))
+		kind = PK_PROCFS_READ;
+	else if (i < c->n && comp_is(c, i, "write"))
+		kind = PK_PROCFS_WRITE;
+	else {
+		unknown_shape(c);
+		return;
+	}
+	i++;
+	if (kind == PK_PROCFS_READ && i < c->n && comp_is(c, i, "maxsize")) {
+		if (!want_number(c, i, true, &maxsize))
+			return;
+		if (maxsize < 1 || maxsize > 1 << 24) {
+			diag_error(c->comps[i].loc, D_BAD_PROBE_ARG,
+				   "maxsize(%lld): 1 to 16777216 bytes", maxsize);
+			return;
+		}
+		i++;
+	}
+	if (i != c->n) {
+		unknown_shape(c);
+		return;
+	}
+	struct probe *p = add_probe(c, kind, name, 0);
+	p->procfs_umask = umask;
+	p->procfs_maxsize = maxsize;
 }
 
 /* The target kernel's HZ (CONFIG_HZ in its configuration), or 0 with an error. */
@@ -1667,6 +1737,8 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		module_function_point(&c);
 	else if (comp_is(&c, 0, "process"))
 		process_point(&c);
+	else if (comp_is(&c, 0, "procfs"))
+		procfs_point(&c);
 	else if (!pt->optional)
 		unknown_shape(&c);
 	/* "never" counts as resolved. */

@@ -377,6 +377,27 @@ static bool all_points_return(struct checker *c, struct handler *h)
 /* A target expression already resolved and failed: reported once. */
 static struct target_access failed_access;
 
+/* A procfs probe's $value. */
+static struct target_access procfs_value = { .result = TA_PROCFS, .text = "$value" };
+
+/* Is n $value in a handler whose probes are all procfs probes? */
+static bool is_procfs_value(struct checker *c, const struct node *n)
+{
+	if (!c->h || n->kind != N_TARGET || strcmp(n->name, "value") || n->list || n->pretty ||
+	    n->addr_of)
+		return false;
+	bool any = false;
+	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
+		struct probe *p = c->s->prog.probes.v[i];
+		if (p->handler != c->h)
+			continue;
+		if (p->kind != PK_PROCFS_READ && p->kind != PK_PROCFS_WRITE)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static enum type access_type(const struct target_access *a)
 {
 	switch (a->result) {
@@ -384,6 +405,7 @@ static enum type access_type(const struct target_access *a)
 	case TA_PRETTY:
 	case TA_VARLIST:
 	case TA_CONSTANT:
+	case TA_PROCFS:
 		return T_STRING;
 	case TA_INT:
 	case TA_ADDRESS:
@@ -403,6 +425,10 @@ static enum type check_target(struct checker *c, struct node *n)
 			diag_error(n->loc, D_TARGET_VARIABLE,
 				   "'$%s' can only be used in a probe body", n->name);
 		return T_LONG;
+	}
+	if (is_procfs_value(c, n)) {
+		n->access = &procfs_value;
+		return T_STRING;
 	}
 	/* Without a site, $return is the kernel probe's return register. */
 	if (!c->h->site) {
@@ -593,6 +619,10 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		return builtin_result(b);
 	}
 	(void)want;
+	/* printk from any probe context can hold the CPU on a slow console. */
+	if (b->id == B_PRINTK && !c->s->guru && n->loc.file == c->s->prog.user_file && c->report)
+		diag_error(n->loc, D_NEEDS_GURU, "printk() needs guru mode: writing to the kernel "
+			   "log from a probe can hold its CPU on a slow console");
 	switch (b->id) {
 	case B_PRINTF:
 	case B_SPRINTF:
@@ -746,6 +776,16 @@ static bool registers_are_live(struct checker *c, struct handler *h)
 static enum type check_target_assign(struct checker *c, struct node *n)
 {
 	struct node *t = n->lhs;
+	/* A procfs probe's $value is the script's to write: the file's text. */
+	if (is_procfs_value(c, t)) {
+		if (n->op != OP_ASSIGN && n->op != OP_CONCAT && c->report)
+			diag_error(n->loc, D_TYPE_MISMATCH, "$value is a string: set it with '=' or "
+				   "add to it with '.='");
+		t->access = &procfs_value;
+		t->type = T_STRING;
+		check_operand(c, n->rhs, T_STRING, "an assignment to $value");
+		return T_STRING;
+	}
 	char *text = ast_expr_text(t);
 	if (!c->s->guru) {
 		if (c->report) {
