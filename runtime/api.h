@@ -353,6 +353,8 @@ const char *rt_iter_value_str(const struct rt_iter *it);
 /* --- context of the hit --- */
 
 void rt_execname(struct rt_context *c, char *buf, rt_size size);
+/* The script's module's name. */
+void rt_module_name(struct rt_context *c, char *buf, rt_size size);
 /* execname() == "literal" without copying the name: the literal (at most
  * 15 bytes) zero-padded to two words, and which bytes to compare (its own
  * and the NUL after it). */

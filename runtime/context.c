@@ -6,6 +6,7 @@
  * lockless, NMI-safe sources are used.
  */
 #include <linux/cred.h>
+#include <linux/module.h>
 #include <linux/jiffies.h>
 #include <linux/mm_types.h>
 #include <linux/uaccess.h>
@@ -159,6 +160,11 @@ void rt_pp(struct rt_context *c, char *buf, rt_size size)
 	const struct rt_probe *p = rt_cpu_of(c)->probe;
 
 	strscpy(buf, p ? p->pp : "", size);
+}
+
+void rt_module_name(struct rt_context *c, char *buf, rt_size size)
+{
+	strscpy(buf, THIS_MODULE->name, size);
 }
 
 rt_long rt_target(struct rt_context *c)

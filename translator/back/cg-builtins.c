@@ -271,8 +271,10 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_PPFUNC:
 	case B_CMDLINE_STR:
 	case B_BACKTRACE:
+	case B_MODULE_NAME:
 	case B_SPRINT_BACKTRACE: {
 		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
+						  [B_MODULE_NAME] = "rt_module_name",
 						  [B_PROBEFUNC] = "rt_probefunc",
 						  [B_PP] = "rt_pp",
 						  [B_PEXECNAME] = "rt_pexecname",
