@@ -78,6 +78,7 @@ struct handler {
 	bool is_return;          /* its probe is a .return */
 	struct ptrvec entry_exprs; /* .return: evaluated at entry (struct node *, each with its access) */
 	size_t entry_size;       /* bytes they take, per call */
+	bool check_only;         /* a "never" probe's: checked, never placed */
 };
 
 /*

@@ -210,6 +210,29 @@ static bool same_chain(const struct ptrvec *a, const struct ptrvec *b)
 	return true;
 }
 
+/*
+ * A handler made while a point was looked at (its body decides how: for
+ * $return, or DWARF's probe cache) whose points all came to nothing
+ * (optional ones this kernel lacks) is not the script's: it is neither
+ * checked nor built, as SystemTap drops such probes. A "never" probe's
+ * body is kept: it is checked, never placed.
+ */
+static void drop_unplaced_handlers(struct program *prog)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < prog->handlers.n; i++) {
+		struct handler *h = prog->handlers.v[i];
+		bool placed = h->check_only;
+		for (size_t k = 0; k < prog->probes.n && !placed; k++)
+			placed = ((struct probe *)prog->probes.v[k])->handler == h;
+		if (placed) {
+			h->index = (int)n;
+			prog->handlers.v[n++] = h;
+		}
+	}
+	prog->handlers.n = n;
+}
+
 /* The handler of the current chain, made on first use; with fresh, a new
  * copy (a body that reads target variables gets one per probe site). */
 static struct handler *handler_for(void *arg, bool fresh)
@@ -462,6 +485,7 @@ int probes_resolve(struct session *s)
 		d.made.n = 0;
 	}
 	order_probes(&prog->probes);
+	drop_unplaced_handlers(prog);
 	if (prog->handlers.n == 0 && diag_errors() == before)
 		diag_error((struct loc){ prog->user_file, 1, 1 }, D_NO_PROBES, "the script has no probes");
 	for (size_t i = 0; i < d.runtime_calls.n; i++)

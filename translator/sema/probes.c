@@ -1720,7 +1720,7 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		begin_end(&c, PK_ERROR);
 	else if (c.n == 1 && comp_is(&c, 0, "never"))
 		/* A probe that never fires: its body is still checked. */
-		pt->handler(pt->arg, false);
+		pt->handler(pt->arg, false)->check_only = true;
 	else if (c.n == 2 && comp_is(&c, 0, "timer") && comp_is(&c, 1, "profile"))
 		timer_profile(&c);
 	else if (comp_is(&c, 0, "timer"))
