@@ -46,7 +46,8 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 		     /* symbol: the program's path (0: any); offset: a process id (0: any) */
 		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END,
 		     /* symbol: the file's name under /proc/systemtap/MODULE/ */
-		     RT_PROCFS_READ, RT_PROCFS_WRITE };
+		     RT_PROCFS_READ, RT_PROCFS_WRITE,
+		     RT_NETFILTER };
 
 struct rt_probe {
 	enum rt_probe_kind kind;
@@ -85,6 +86,10 @@ struct rt_probe {
 	/* RT_PROCFS_READ, RT_PROCFS_WRITE: .umask(N), and .maxsize(N): the
 	 * bytes $value holds (0: MAXSTRINGLEN). */
 	rt_long procfs_umask, procfs_maxsize;
+	/* RT_NETFILTER: the hook (NF_INET_PRE_ROUTING, ...), the protocol
+	 * family (NFPROTO_IPV4, ...) and the priority, in the initial network
+	 * namespace. */
+	rt_long nf_hook, nf_pf, nf_priority;
 };
 
 /*
@@ -482,6 +487,11 @@ char *rt_entry_data(struct rt_context *c);
 /* procfs probes: $value (a string of up to .maxsize bytes), set or
  * appended to (cut at .maxsize). */
 const char *rt_procfs_value(struct rt_context *c);
+/* netfilter probes: $verdict, and (guru mode) setting it: NF_DROP (0) or
+ * NF_ACCEPT (1); any other fails the hit, as the kernel would need more
+ * (a stolen packet must be freed, a queued one needs a queue). */
+rt_long rt_nf_verdict(struct rt_context *c);
+void rt_nf_set_verdict(struct rt_context *c, rt_long v, const char *loc);
 void rt_procfs_set(struct rt_context *c, const char *s, int append);
 /* Guru mode: write DWARF register regno (not rsp or rip) of the probed
  * code (the user's, in a uprobe), or size bytes of v at addr (fault-safe:

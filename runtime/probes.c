@@ -23,6 +23,7 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/netfilter.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -47,6 +48,7 @@ struct rt_placed {
 		struct tracepoint *tp;
 		struct rt_cpu_timer *cpu_timers; /* RT_PROFILE: one per possible CPU */
 		struct perf_event **events;      /* RT_PERF: one per possible CPU */
+		struct nf_hook_ops nfo;          /* RT_NETFILTER */
 	};
 };
 
@@ -709,6 +711,58 @@ static notrace void rt_perf_fn(struct perf_event *event, struct perf_sample_data
 	rt_run_probe(pl->p, regs);
 }
 
+/*
+ * A netfilter hook: the handler sees the hook function's own arguments
+ * (the translator's site for it is the kernel's nf_hookfn prototype: priv,
+ * skb, state in rdi, rsi, rdx of stand-in registers) and the verdict
+ * ($verdict, NF_ACCEPT unless a guru-mode script drops the packet).
+ */
+static notrace unsigned int rt_nf_hook(void *priv, struct sk_buff *skb,
+				       const struct nf_hook_state *state)
+{
+	struct rt_placed *pl = priv;
+	unsigned int verdict = NF_ACCEPT;
+	struct pt_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.di = (unsigned long)priv;
+	regs.si = (unsigned long)skb;
+	regs.dx = (unsigned long)state;
+	rt_run_hit(pl->p, pl->p->handler, &regs, (char *)&verdict);
+	return verdict;
+}
+
+static int rt_place_netfilter(struct rt_placed *pl)
+{
+	pl->nfo.hook = rt_nf_hook;
+	pl->nfo.priv = pl;
+	pl->nfo.pf = (u8)pl->p->nf_pf;
+	pl->nfo.hooknum = (unsigned int)pl->p->nf_hook;
+	pl->nfo.priority = (int)pl->p->nf_priority;
+	return nf_register_net_hook(&init_net, &pl->nfo);
+}
+
+rt_long rt_nf_verdict(struct rt_context *c)
+{
+	unsigned int *v = (unsigned int *)rt_entry_data(c);
+
+	return v ? *v : NF_ACCEPT;
+}
+
+void rt_nf_set_verdict(struct rt_context *c, rt_long v, const char *loc)
+{
+	unsigned int *verdict = (unsigned int *)rt_entry_data(c);
+
+	if (v != NF_DROP && v != NF_ACCEPT) {
+		rt_failf(c, loc, "set NF_DROP (0) or NF_ACCEPT (1)",
+			 "$verdict = %lld: only NF_DROP and NF_ACCEPT can be set (a stolen or queued packet needs more than a verdict)",
+			 v);
+		return;
+	}
+	if (verdict)
+		*verdict = (unsigned int)v;
+}
+
 static void rt_remove_perf(struct rt_placed *pl)
 {
 	unsigned int cpu;
@@ -812,6 +866,8 @@ static int rt_place(struct rt_placed *pl)
 	case RT_PROCFS_WRITE:
 		/* Their files, at once, by rt_procfs_start(). */
 		return 0;
+	case RT_NETFILTER:
+		return rt_place_netfilter(pl);
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -1208,6 +1264,12 @@ void rt_probes_stop(void)
 		case RT_PERF:
 			rt_remove_perf(pl);
 			break;
+		case RT_NETFILTER:
+			/* Waits for the hooks that are running. */
+			nf_unregister_net_hook(&init_net, &pl->nfo);
+			break;
+		case RT_PROCFS_READ:
+		case RT_PROCFS_WRITE:
 		case RT_UPROBE:
 		case RT_URETPROBE:
 		case RT_PROCESS_BEGIN:

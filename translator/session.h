@@ -55,6 +55,7 @@ enum probe_kind {
 	/* procfs[("NAME")][.umask(U)].read[.maxsize(N)] / .write: symbol is
 	 * the file's name under /proc/systemtap/MODULE/ */
 	PK_PROCFS_READ, PK_PROCFS_WRITE,
+	PK_NETFILTER, /* netfilter.hook(H).pf(P)[.priority(N)]: a hook in the initial namespace */
 };
 
 /*
@@ -109,6 +110,7 @@ enum taccess_result {
 	TA_SAVED,      /* @entry(expr) in a .return: the value saved at entry */
 	TA_CONSTANT,   /* a string known when translating: a marker's $$name, $$provider */
 	TA_PROCFS,     /* a procfs probe's $value: the file's text (written in .read) */
+	TA_NF_VERDICT, /* a netfilter probe's $verdict (written in guru mode) */
 };
 
 struct target_access {
@@ -161,6 +163,7 @@ struct probe {
 	char *user_file;
 	uint64_t file_offset, sem_offset;
 	long long procfs_umask, procfs_maxsize; /* PK_PROCFS_*: .umask(N), .maxsize(N) (0: none) */
+	long long nf_hook, nf_pf, nf_priority;  /* PK_NETFILTER */
 };
 
 struct program {

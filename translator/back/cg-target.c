@@ -486,6 +486,7 @@ static char *cg_access(struct cg *g, struct node *n, const struct target_access 
 	case TA_SAVED:
 	case TA_CONSTANT:
 	case TA_PROCFS:
+	case TA_NF_VERDICT:
 		break;
 	}
 	free(cur);
@@ -558,6 +559,8 @@ char *cg_target(struct cg *g, struct node *n)
 		return c_string(a->value, strlen(a->value));
 	if (a->result == TA_PROCFS)
 		return xstrdup("rt_procfs_value(c)");
+	if (a->result == TA_NF_VERDICT)
+		return xstrdup("rt_nf_verdict(c)");
 	return cg_access(g, n, a);
 }
 

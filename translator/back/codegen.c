@@ -486,6 +486,13 @@ static char *cg_target_assign(struct cg *g, struct node *n)
 	char *v = new_long_temp(g);
 	emit(g, "%s = %s;", v, val);
 	free(val);
+	if (n->lhs->access && n->lhs->access->result == TA_NF_VERDICT) {
+		char *loc = loc_literal(n);
+		emit(g, "rt_nf_set_verdict(c, %s, %s);", v, loc);
+		fail_check(g);
+		free(loc);
+		return v;
+	}
 	cg_target_store(g, n->lhs, v);
 	return v;
 }
@@ -1586,6 +1593,8 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_PROCFS_READ";
 	case PK_PROCFS_WRITE:
 		return "RT_PROCFS_WRITE";
+	case PK_NETFILTER:
+		return "RT_NETFILTER";
 	}
 	return "RT_BEGIN";
 }
@@ -1756,14 +1765,16 @@ char *cg_translate(struct session *s)
 			  "\t  .handler = h%d, .optional = %d, "
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
 			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx,\n"
-			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL },\n",
+			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL, .nf_hook = %lldLL, "
+			  ".nf_pf = %lldLL, .nf_priority = %lldLL },\n",
 			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
-			  (unsigned long long)p->procfs_umask, p->procfs_maxsize);
+			  (unsigned long long)p->procfs_umask, p->procfs_maxsize, p->nf_hook, p->nf_pf,
+			  p->nf_priority);
 		free(pp);
 		free(sym);
 		free(mod);

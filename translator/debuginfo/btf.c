@@ -467,6 +467,8 @@ struct probe_site *btf_typedef_site(struct btf_source *b, const char *name)
 	__s32 id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
 	const struct btf_type *t = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
 	const struct btf_type *ptr = t ? btf__type_by_id(b->btf, t->type) : NULL;
+	if (ptr && btf_is_func_proto(ptr)) /* a function type itself: nf_hookfn */
+		return proto_site(b, ptr, name, id);
 	if (!ptr || !btf_is_ptr(ptr))
 		return NULL;
 	return proto_site(b, btf__type_by_id(b->btf, ptr->type), name, id);

@@ -270,6 +270,8 @@ static const char *kind_text(enum probe_kind k)
 		return "procfs read";
 	case PK_PROCFS_WRITE:
 		return "procfs write";
+	case PK_NETFILTER:
+		return "netfilter hook";
 	}
 	return "?";
 }

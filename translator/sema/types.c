@@ -377,13 +377,15 @@ static bool all_points_return(struct checker *c, struct handler *h)
 /* A target expression already resolved and failed: reported once. */
 static struct target_access failed_access;
 
-/* A procfs probe's $value. */
+/* A procfs probe's $value, a netfilter probe's $verdict. */
 static struct target_access procfs_value = { .result = TA_PROCFS, .text = "$value" };
+static struct target_access nf_verdict = { .result = TA_NF_VERDICT, .text = "$verdict" };
 
-/* Is n $value in a handler whose probes are all procfs probes? */
-static bool is_procfs_value(struct checker *c, const struct node *n)
+/* Is n $NAME in a handler whose probes are all of kinds a or b? */
+static bool is_special_target(struct checker *c, const struct node *n, const char *name,
+			      enum probe_kind a, enum probe_kind b)
 {
-	if (!c->h || n->kind != N_TARGET || strcmp(n->name, "value") || n->list || n->pretty ||
+	if (!c->h || n->kind != N_TARGET || strcmp(n->name, name) || n->list || n->pretty ||
 	    n->addr_of)
 		return false;
 	bool any = false;
@@ -391,11 +393,21 @@ static bool is_procfs_value(struct checker *c, const struct node *n)
 		struct probe *p = c->s->prog.probes.v[i];
 		if (p->handler != c->h)
 			continue;
-		if (p->kind != PK_PROCFS_READ && p->kind != PK_PROCFS_WRITE)
+		if (p->kind != a && p->kind != b)
 			return false;
 		any = true;
 	}
 	return any;
+}
+
+static bool is_procfs_value(struct checker *c, const struct node *n)
+{
+	return is_special_target(c, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE);
+}
+
+static bool is_nf_verdict(struct checker *c, const struct node *n)
+{
+	return is_special_target(c, n, "verdict", PK_NETFILTER, PK_NETFILTER);
 }
 
 static enum type access_type(const struct target_access *a)
@@ -407,6 +419,7 @@ static enum type access_type(const struct target_access *a)
 	case TA_CONSTANT:
 	case TA_PROCFS:
 		return T_STRING;
+	case TA_NF_VERDICT:
 	case TA_INT:
 	case TA_ADDRESS:
 	case TA_SAVED:
@@ -429,6 +442,10 @@ static enum type check_target(struct checker *c, struct node *n)
 	if (is_procfs_value(c, n)) {
 		n->access = &procfs_value;
 		return T_STRING;
+	}
+	if (is_nf_verdict(c, n)) {
+		n->access = &nf_verdict;
+		return T_LONG;
 	}
 	/* Without a site, $return is the kernel probe's return register. */
 	if (!c->h->site) {
@@ -806,6 +823,14 @@ static enum type check_target_assign(struct checker *c, struct node *n)
 				   text);
 		check_expr(c, n->rhs, T_UNKNOWN);
 		free(text);
+		return T_LONG;
+	}
+	/* A netfilter probe's $verdict: the packet's fate. */
+	if (is_nf_verdict(c, t)) {
+		t->access = &nf_verdict;
+		free(text);
+		check_operand(c, n->rhs, T_LONG, "an assignment to $verdict");
+		t->type = T_LONG;
 		return T_LONG;
 	}
 	int before = diag_errors();
