@@ -305,7 +305,8 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 		r->bytes += (unsigned long long)n;
 		if (r->dst_fd < 0)
 			continue;	/* dst failed: keep draining the module */
-		if (sr_write_all(r->dst_fd, sr_relay_buf, (size_t)n)) {
+		if (r->write ? r->write(sr_relay_buf, (size_t)n)
+			     : sr_write_all(r->dst_fd, sr_relay_buf, (size_t)n)) {
 			r->errnum = errno;
 			r->dst_fd = -1;
 			return SR_RELAY_WRITE_ERROR;

@@ -39,6 +39,8 @@ struct sr_options {
 	int verbose;
 	int guru_build_id;	/* --guru-ignore-build-id */
 	const char *outfile;	/* -o */
+	unsigned long long switch_bytes;	/* -S SIZE (MB): 0 for one file */
+	long switch_keep;	/* -S SIZE,N: files kept; 0: all */
 	const char *cmd;	/* -c */
 	pid_t target;		/* -x, or the -c child */
 	const char *module;	/* the .ko path */
@@ -53,6 +55,7 @@ static sig_atomic_t sr_signals_at_stop;
 static pid_t sr_child = -1;
 static int sr_child_status = -1;	/* how the -c command ended (wait status); -1: not seen */
 static int sr_guardian = -1;	/* the pipe to the guardian (guardian.c) */
+static volatile sig_atomic_t sr_switch_asked;	/* SIGUSR2: switch_file() */
 
 static void sr_msg(const char *kind, const char *fmt, va_list ap)
 {
@@ -124,6 +127,9 @@ static void sr_usage(FILE *f)
 		"Load a Tapline module built by stap, relay its output, and unload it.\n"
 		"\n"
 		"  -o FILE   write the script's output to FILE instead of standard output\n"
+		"  -S SIZE[,N]  with -o: write FILE.0, FILE.1, ..., each up to SIZE megabytes,\n"
+		"            keeping the last N; the script's switch_file() (or SIGUSR2) moves\n"
+		"            on to the next file\n"
 		"  -c CMD    run CMD (with /bin/sh -c) as the target process; it starts once\n"
 		"            the script has started, and the script stops when it exits\n"
 		"  -x PID    the target process id (what the script's target() returns)\n"
@@ -151,7 +157,7 @@ static void sr_parse_options(int argc, char **argv)
 	int c;
 
 	opterr = 0;	/* our own messages, with our prefix */
-	while ((c = getopt_long(argc, argv, "+:vo:c:x:hV", longopts,
+	while ((c = getopt_long(argc, argv, "+:vo:S:c:x:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -160,6 +166,20 @@ static void sr_parse_options(int argc, char **argv)
 		case 'o':
 			opt.outfile = optarg;
 			break;
+		case 'S': {
+			long mb = strtol(optarg, &end, 10), keep = 0;
+
+			if (*end == ',')
+				keep = strtol(end + 1, &end, 10);
+			if (*end || mb < 1 || mb > 1048576 || keep < 0 || keep > 100000) {
+				sr_error("-S takes SIZE[,N]: megabytes per output file (1 to 1048576) and how many files to keep, not '%s'",
+					 optarg);
+				exit(1);
+			}
+			opt.switch_bytes = (unsigned long long)mb << 20;
+			opt.switch_keep = keep;
+			break;
+		}
 		case 'c':
 			opt.cmd = optarg;
 			break;
@@ -195,6 +215,10 @@ static void sr_parse_options(int argc, char **argv)
 					 argv[optind - 1]);
 			exit(1);
 		}
+	}
+	if (opt.switch_bytes && !opt.outfile) {
+		sr_error("-S switches between output files: it needs -o FILE");
+		exit(1);
 	}
 	if (opt.cmd && opt.target) {
 		sr_error("-c and -x cannot be used together: -c makes the command the target");
@@ -335,6 +359,12 @@ static int sr_check_module_build_ids(const struct sr_modinfo *mi)
 	return 0;
 }
 
+static void sr_on_switch(int sig)
+{
+	(void)sig;
+	sr_switch_asked = 1;
+}
+
 static void sr_on_signal(int sig)
 {
 	int saved = errno;
@@ -382,6 +412,9 @@ static void sr_install_signals(void)
 	sa.sa_flags = 0;
 	sa.sa_handler = sr_on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
+	/* switch_file(): on to the next output file (-S). */
+	sa.sa_handler = sr_on_switch;
+	sigaction(SIGUSR2, &sa, NULL);
 	/* A closed output pipe must not kill staprun with the module loaded. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -402,6 +435,7 @@ static void sr_default_signals(void)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -811,13 +845,69 @@ static void sr_system(const char *cmd)
 		sr_system_pids[slot] = pid;
 }
 
+/* -S: the output file being written, its number and size so far. */
+static int sr_out_fd = -1;
+static long sr_out_index;
+static unsigned long long sr_out_bytes;
+
+static int sr_open_output(void)
+{
+	char *path;
+	int fd;
+
+	if (!opt.switch_bytes)
+		return open(opt.outfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (asprintf(&path, "%s.%ld", opt.outfile, sr_out_index) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		sr_error("cannot open output file %s: %s", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+/* Move on to the next output file; past N files, the oldest goes. */
+static int sr_switch_output(void)
+{
+	char *old;
+	int fd;
+
+	sr_out_index++;
+	fd = sr_open_output();
+	if (fd < 0)
+		return -1;
+	close(sr_out_fd);
+	sr_out_fd = fd;
+	sr_out_bytes = 0;
+	if (opt.switch_keep && sr_out_index >= opt.switch_keep &&
+	    asprintf(&old, "%s.%ld", opt.outfile, sr_out_index - opt.switch_keep) >= 0) {
+		unlink(old);
+		free(old);
+	}
+	sr_verbose("output now goes to %s.%ld", opt.outfile, sr_out_index);
+	return 0;
+}
+
+/* The relay's writer with -S: whole chunks, a new file when asked or when
+ * this chunk would take the file past SIZE. */
+static int sr_write_switching(const void *buf, size_t n)
+{
+	if ((sr_switch_asked || (sr_out_bytes && sr_out_bytes + n > opt.switch_bytes)) &&
+	    sr_switch_output())
+		return -1;
+	sr_switch_asked = 0;
+	sr_out_bytes += n;
+	return sr_write_all(sr_out_fd, buf, n);
+}
+
 /*
  * Steps 2 to 6, between load and unload.  Returns the exit status: the
  * script's, or 1 when something here failed.
  */
 static int sr_run(const char *name, int dst_fd)
 {
-	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .dst_fd = dst_fd, .system = sr_system };
+	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .dst_fd = dst_fd, .system = sr_system,
+				  .write = opt.switch_bytes ? sr_write_switching : NULL };
 	char outpath[128], cmdpath[128], err[SR_ERR_MAX], cmd[32];
 	struct sr_status st;
 	enum sr_relay_end end;
@@ -1005,8 +1095,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return 1;
 	if (opt.outfile) {
-		dst_fd = open(opt.outfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0666);
+		dst_fd = sr_out_fd = sr_open_output();
 		if (dst_fd < 0) {
 			sr_error("cannot open output file %s: %s", opt.outfile,
 				 strerror(errno));
@@ -1028,7 +1117,7 @@ int main(int argc, char **argv)
 	if (sr_unload(name))
 		rc = 1;
 	sr_guardian_done(sr_guardian);
-	if (opt.outfile && close(dst_fd) < 0) {
+	if (opt.outfile && close(opt.switch_bytes ? sr_out_fd : dst_fd) < 0) {
 		sr_error("writing the output to %s: %s", opt.outfile,
 			 strerror(errno));
 		rc = 1;

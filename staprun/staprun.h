@@ -213,6 +213,7 @@ struct sr_relay {
 	int out_fd;		/* /proc/tapline_NAME/out */
 	int cmd_fd;		/* /proc/tapline_NAME/cmd: system() commands; -1: none */
 	void (*system)(const char *cmd);	/* runs one of them */
+	int (*write)(const void *buf, size_t n);	/* instead of writing dst_fd (-S) */
 	int dst_fd;		/* stdout or -o FILE; -1 after it failed */
 	int errnum;		/* errno of the last failure */
 	unsigned long long bytes;	/* relayed so far */

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  -r RELEASE    build for kernel RELEASE (default: the running kernel; with --vm,\n"
 		"                the newest installed one)\n"
 		"  -o FILE       write the script's output to FILE\n"
+		"  -S SIZE[,N]   with -o: write FILE.0, FILE.1, ... of SIZE megabytes each,\n"
+		"                keeping the last N (switch_file() moves on to the next)\n"
 		"  -c CMD        run CMD while the script runs; the script stops when it exits;\n"
 		"                target() is its process id\n"
 		"  -x PID        target() returns PID\n"
@@ -245,7 +247,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:c:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:S:c:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			s->script_text = optarg;
@@ -281,6 +283,18 @@ void options_parse(struct session *s, int argc, char **argv)
 		case 'o':
 			s->output_file = optarg;
 			break;
+		case 'S': {
+			/* SIZE[,N]: staprun checks the numbers and rotates the files. */
+			char *end;
+			long mb = strtol(optarg, &end, 10);
+			if (mb < 1 || mb > 1048576 || (*end && (*end != ',' || strtol(end + 1, &end, 10) < 1 || *end))) {
+				fprintf(stderr, "stap: -S takes SIZE[,N]: megabytes per output file (1 to "
+						"1048576) and how many files to keep, not '%s'\n", optarg);
+				exit(1);
+			}
+			s->output_switch = optarg;
+			break;
+		}
 		case 'c':
 			s->target_cmd = optarg;
 			break;
@@ -432,6 +446,8 @@ void options_parse(struct session *s, int argc, char **argv)
 	s->nscript_args = argc - optind;
 	if (s->target_cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
+	if (s->output_switch && !s->output_file)
+		fatal("-S switches between output files: it needs -o FILE");
 	if (!s->sign_key != !s->sign_cert)
 		fatal("--sign-key and --sign-cert go together: a key signs, and the kernel checks "
 		      "the signature with its certificate");

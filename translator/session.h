@@ -207,6 +207,7 @@ struct session {
 	const char *module_name;
 	const char *release;      /* -r, or chosen in main.c */
 	const char *output_file;
+	const char *output_switch;   /* -S SIZE[,N] (staprun's) */
 	const char *target_cmd;   /* -c */
 	long target_pid;          /* -x, 0: none */
 	bool vm;

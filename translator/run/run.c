@@ -35,6 +35,10 @@ static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_
 	if (s->output_file && !for_vm) {
 		add_arg(argv, "-o");
 		add_arg(argv, s->output_file);
+		if (s->output_switch) {
+			add_arg(argv, "-S");
+			add_arg(argv, s->output_switch);
+		}
 	}
 	if (s->target_cmd) {
 		add_arg(argv, "-c");
