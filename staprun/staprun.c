@@ -901,6 +901,49 @@ static int sr_write_switching(const void *buf, size_t n)
 }
 
 /*
+ * input.char and input.line: when the script has /proc/systemtap/NAME/
+ * __stdin, a child forwards staprun's standard input there a byte at a
+ * time while the script runs (the probe sees each byte as it is typed).
+ * -1: no forwarder.
+ */
+static pid_t sr_start_input(const char *name)
+{
+	char path[160];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", name);
+	if (access(path, W_OK))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		sr_warn("cannot forward standard input to the script: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		char c;
+
+		signal(SIGINT, SIG_IGN);	/* staprun stops us */
+		signal(SIGTERM, SIG_DFL);
+		while (fd >= 0 && read(STDIN_FILENO, &c, 1) == 1)
+			if (write(fd, &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	sr_verbose("forwarding standard input to %s (process %d)", path, (int)pid);
+	return pid;
+}
+
+static void sr_stop_input(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
  * Steps 2 to 6, between load and unload.  Returns the exit status: the
  * script's, or 1 when something here failed.
  */
@@ -912,6 +955,7 @@ static int sr_run(const char *name, int dst_fd)
 	struct sr_status st;
 	enum sr_relay_end end;
 	int failed = 0, start_errno = 0, gofd = -1, nerr;
+	pid_t input = -1;
 	int rc;
 
 	snprintf(outpath, sizeof(outpath), SR_PROC_DIR "/tapline_%s/out", name);
@@ -957,6 +1001,7 @@ static int sr_run(const char *name, int dst_fd)
 		sr_release_child(gofd, 0);
 	} else {
 		sr_release_child(gofd, 1);
+		input = sr_start_input(name);
 		end = sr_relay_run(&relay, sr_stop_running);
 		if (end == SR_RELAY_EOF)
 			sr_verbose("the script ended");
@@ -971,6 +1016,7 @@ static int sr_run(const char *name, int dst_fd)
 	 * and end probes still run), stop and drain whatever is buffered.
 	 */
 	alarm(0);
+	sr_stop_input(input);
 	sr_signals_at_stop = sr_signals;
 	sr_verbose("stopping");
 	if (sr_ctl_write(name, "stop", err, sizeof(err))) {
