@@ -52,6 +52,7 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 struct rt_probe {
 	enum rt_probe_kind kind;
 	const char *pp;          /* the probe point as written */
+	const char *pn;          /* the name the script used: its alias (syscall.read), else pp */
 	const char *symbol;      /* RT_KPROBE, RT_KRETPROBE: where the kernel finds it;
 				  * RT_TRACEPOINT: the tracepoint's name;
 				  * RT_UPROBE, RT_URETPROBE: the file's path */
@@ -358,6 +359,8 @@ const char *rt_iter_value_str(const struct rt_iter *it);
 /* --- context of the hit --- */
 
 void rt_execname(struct rt_context *c, char *buf, rt_size size);
+/* pn(): the probe's name as the script wrote it (its alias's). */
+void rt_pn(struct rt_context *c, char *buf, rt_size size);
 /* The script's module's name. */
 void rt_module_name(struct rt_context *c, char *buf, rt_size size);
 /* execname() == "literal" without copying the name: the literal (at most

@@ -162,6 +162,13 @@ void rt_pp(struct rt_context *c, char *buf, rt_size size)
 	strscpy(buf, p ? p->pp : "", size);
 }
 
+void rt_pn(struct rt_context *c, char *buf, rt_size size)
+{
+	const struct rt_probe *p = rt_cpu_of(c)->probe;
+
+	strscpy(buf, p ? (p->pn ? p->pn : p->pp) : "", size);
+}
+
 void rt_module_name(struct rt_context *c, char *buf, rt_size size)
 {
 	strscpy(buf, THIS_MODULE->name, size);

@@ -272,9 +272,11 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_CMDLINE_STR:
 	case B_BACKTRACE:
 	case B_MODULE_NAME:
+	case B_PN:
 	case B_SPRINT_BACKTRACE: {
 		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
 						  [B_MODULE_NAME] = "rt_module_name",
+						  [B_PN] = "rt_pn",
 						  [B_PROBEFUNC] = "rt_probefunc",
 						  [B_PP] = "rt_pp",
 						  [B_PEXECNAME] = "rt_pexecname",

@@ -1748,6 +1748,15 @@ char *cg_translate(struct session *s)
 	for (size_t i = 0; i < prog->probes.n; i++) {
 		const struct probe *p = prog->probes.v[i];
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
+		/* pn(): the outermost alias the script named, as its point reads. */
+		char *pn = xstrdup("0");
+		if (p->handler->aliases.n) {
+			const struct node *alias = p->handler->aliases.v[0];
+			char *t = ast_probe_point_text(alias->then);
+			free(pn);
+			pn = c_string(t, strlen(t));
+			free(t);
+		}
 		const char *symbol = p->user_file ? p->user_file : p->symbol;
 		char *sym = symbol ? c_string(symbol, strlen(symbol)) : xstrdup("0");
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
@@ -1758,7 +1767,7 @@ char *cg_translate(struct session *s)
 		const struct handler *h = p->handler;
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
 		sb_printf(&file,
-			  "\t{ .kind = %s, .pp = %s, .symbol = %s, .function = %s, .module = %s, "
+			  "\t{ .kind = %s, .pp = %s, .pn = %s, .symbol = %s, .function = %s, .module = %s, "
 			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
@@ -1767,7 +1776,7 @@ char *cg_translate(struct session *s)
 			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx,\n"
 			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL, .nf_hook = %lldLL, "
 			  ".nf_pf = %lldLL, .nf_priority = %lldLL },\n",
-			  rt_kind(p->kind), pp, sym, func, mod, mod_id, (long long)p->offset,
+			  rt_kind(p->kind), pp, pn, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
 			  p->needs_regs, entry, h->entry_size, p->maxactive,
@@ -1775,6 +1784,7 @@ char *cg_translate(struct session *s)
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
 			  (unsigned long long)p->procfs_umask, p->procfs_maxsize, p->nf_hook, p->nf_pf,
 			  p->nf_priority);
+		free(pn);
 		free(pp);
 		free(sym);
 		free(mod);

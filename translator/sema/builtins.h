@@ -38,6 +38,7 @@
 	/* context */ \
 	X(B_EXECNAME, "execname", "s:", true, "The name of the current process.") \
 	X(B_PID, "pid", "l:", true, "The current process id (its thread group id).") \
+	X(B_PN, "pn", "s:", false, "The probe's name as the script wrote it: its alias (syscall.read), else the probe point.") \
 	X(B_MODULE_NAME, "module_name", "s:", false, "The name of the script's kernel module (stap -m, else stap_...).") \
 	X(B_TID, "tid", "l:", true, "The current thread id.") \
 	X(B_PPID, "ppid", "l:", true, "The parent process's id.") \
