@@ -68,7 +68,7 @@ static const char *const families[] = {
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "procfs", "netfilter", "tp_syscall",
+static const char *const later_families[] = { "tp_syscall",
 					      "kprobe.module", "kernel.data", "java", "python2",
 					      "python3" };
 
