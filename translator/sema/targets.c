@@ -217,6 +217,12 @@ static bool walk_members(struct resolver *r, struct target_access *a, enum held 
 		return false;
 	case CT_STRUCT:
 	case CT_UNION:
+		/* @cast(p, "T") itself, as SystemTap's @container_of gives it:
+		 * the typed pointer's value, p. */
+		if (a->base_expr && a->nsteps == 0) {
+			a->result = TA_ADDRESS;
+			return true;
+		}
 		err(r, "'%s' is %s, not a number or a string", a->text, t->name);
 		hint(r, "name a member ('%s->...'), or print it whole with '%s$'", a->text, a->text);
 		return false;
