@@ -497,11 +497,9 @@ rt_long rt_nf_verdict(struct rt_context *c);
 void rt_nf_set_verdict(struct rt_context *c, rt_long v, const char *loc);
 void rt_procfs_set(struct rt_context *c, const char *s, int append);
 /* Guru mode: write DWARF register regno (not rsp or rip) of the probed
- * code (the user's, in a uprobe), or size bytes of v at addr (fault-safe:
+ * code (the user's, in a uprobe: the same pt_regs), or size bytes of v at addr (fault-safe:
  * a bad or read-only address fails the hit). */
 void rt_regset(struct rt_context *c, int regno, unsigned long v, const char *what, const char *loc);
-void rt_uregset(struct rt_context *c, int regno, unsigned long v, const char *what,
-		const char *loc);
 void rt_kwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
 	       const char *loc);
 void rt_uwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,

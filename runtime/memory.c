@@ -67,12 +67,6 @@ void rt_regset(struct rt_context *c, int regno, unsigned long v, const char *wha
 	*(unsigned long *)((char *)regs + rt_dwarf_regs[regno]) = v;
 }
 
-void rt_uregset(struct rt_context *c, int regno, unsigned long v, const char *what,
-		const char *loc)
-{
-	rt_regset(c, regno, v, what, loc);
-}
-
 rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const char *what,
 	       const char *loc)
 {

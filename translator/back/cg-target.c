@@ -600,8 +600,8 @@ void cg_target_store(struct cg *g, struct node *n, const char *val)
 	char *loc = loc_literal(n);
 	if (!a || a->write_reg >= 0) {
 		char *text = a ? c_string(a->text, strlen(a->text)) : xstrdup("\"$return\"");
-		emit(g, "%s(c, %d, (unsigned long)(%s), %s, %s);",
-		     a && a->user ? "rt_uregset" : "rt_regset", a ? a->write_reg : 0, val, text, loc);
+		emit(g, "rt_regset(c, %d, (unsigned long)(%s), %s, %s);", a ? a->write_reg : 0, val,
+		     text, loc);
 		fail_check(g);
 		free(text);
 		free(loc);

@@ -1663,14 +1663,14 @@ char *cg_translate(struct session *s)
 	sb_puts(&file, "#include \"api.h\"\n\n");
 	/* Guru mode: what SystemTap's embedded C finds without including it
 	 * (min(), strlen(), current, ...), and the limits under its names. */
-	if (prog->uses_embedded_c)
+	if (prog->uses_embedded_c) {
 		sb_puts(&file, "#include <linux/kernel.h>\n#include <linux/sched.h>\n"
 			       "#include <linux/string.h>\n\n");
-	if (prog->uses_embedded_c)
 		sb_printf(&file, "#define MAXSTRINGLEN %lld\n#define MAXACTION %lld\n"
 				 "#define MAXNESTING %lld\n#define MAXMAPENTRIES %lld\n\n",
 			  s->limits[LIMIT_MAXSTRINGLEN], s->limits[LIMIT_MAXACTION],
 			  s->limits[LIMIT_MAXNESTING], s->limits[LIMIT_MAXMAPENTRIES]);
+	}
 	/* Guru mode: the script's own C declarations (kernel headers and the like). */
 	for (size_t i = 0; i < prog->embedded.n; i++) {
 		struct node *e = prog->embedded.v[i];
