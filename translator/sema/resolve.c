@@ -120,10 +120,20 @@ static void collect_function(struct session *s, struct node *d)
 {
 	struct ptrvec *all = &s->prog.all_functions;
 	int nparams = ast_list_len(d->list);
+	size_t replaces = all->n;
 	for (size_t i = 0; i < all->n; i++) {
 		struct symbol *old = all->v[i];
 		if (!strcmp(old->name, d->name) && old->nparams == nparams &&
 		    same_scope(old->decl, d)) {
+			/* The script's own definition replaces a tapset's, as a
+			 * SystemTap script replaces tcpmib_filter_key(). */
+			bool old_user = in_user_file(s, old->loc), new_user = in_user_file(s, d->loc);
+			if (old_user && !new_user)
+				return;
+			if (new_user && !old_user) {
+				replaces = i;
+				break;
+			}
 			diag_error(d->loc, D_REDEFINED, "function '%s' with %d parameter%s is defined twice",
 				   d->name, nparams, nparams == 1 ? "" : "s");
 			diag_note(old->loc, "the first definition is here");
@@ -149,7 +159,10 @@ static void collect_function(struct session *s, struct node *d)
 		pv_push(&f->vars, ps);
 	}
 	f->nparams = nparams;
-	pv_push(all, f);
+	if (replaces < all->n)
+		all->v[replaces] = f;
+	else
+		pv_push(all, f);
 }
 
 static void collect_global(struct session *s, struct node *d)
