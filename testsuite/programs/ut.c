@@ -90,6 +90,8 @@ __attribute__((noinline)) int ut_use_pair(int a)
 
 /* Here, not with the others: tests name lines above (ut.c:30, :88). */
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <fcntl.h>
 
 int main(int argc, char **argv)
 {
@@ -143,8 +145,16 @@ int main(int argc, char **argv)
 			return 1;
 		heap[0] = 1;
 		free(heap);
+	} else if (!strcmp(mode, "writev")) {
+		/* one vectored write of 3 + 5 + 7 bytes to /dev/null, for
+		 * vfs.writev */
+		struct iovec v[3] = { { "abc", 3 }, { "defgh", 5 }, { "ijklmno", 7 } };
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || writev(fd, v, 3) != 15)
+			return 1;
+		close(fd);
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap | writev\n");
 		return 2;
 	}
 	return 0;
