@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 15
+#define RT_API_VERSION 16
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -457,6 +457,10 @@ static inline unsigned long rt_uregval(struct rt_context *c, int regno)
 {
 	return ((const unsigned long *)c->regs)[rt_regs_word[regno]];
 }
+/* DWARF register regno as @kregister (user 0) or @uregister (user 1) reads
+ * it; a register the hit cannot have fails it. */
+rt_long rt_register(struct rt_context *c, rt_long regno, int user, const char *what,
+		    const char *loc);
 /* Argument n (1, 2, ...) of the probed function at its entry, by the
  * x86-64 calling convention (registers, then the stack), size 4 (sign- or
  * zero-extended) or 8 bytes. */

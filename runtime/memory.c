@@ -49,6 +49,37 @@ unsigned long rt_reg(struct rt_context *c, int regno, const char *what, const ch
 	return *(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
 }
 
+/* @kregister(n) and @uregister(n): a register by DWARF number, the
+ * kernel's at a kernel probe, the user's anywhere a user task is current
+ * (its own at a uprobe, else those saved when it entered the kernel). */
+rt_long rt_register(struct rt_context *c, rt_long regno, int user, const char *what,
+		    const char *loc)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (regno < 0 || regno >= (rt_long)ARRAY_SIZE(rt_dwarf_regs)) {
+		rt_failf(c, loc, NULL, "%s: there is no register %lld (0-16 are rax, rdx, rcx, rbx, "
+			 "rsi, rdi, rbp, rsp, r8-r15, rip)", what, (long long)regno);
+		return 0;
+	}
+	if (user && !(regs && user_mode(regs))) {
+		if (!current->mm || (current->flags & PF_KTHREAD)) {
+			rt_failf(c, loc, NULL, "%s: a kernel thread has no user registers", what);
+			return 0;
+		}
+		regs = task_pt_regs(current);
+	} else if (!user && regs && user_mode(regs)) {
+		rt_failf(c, loc, NULL, "%s: this probe is in user space (@uregister reads its registers)",
+			 what);
+		return 0;
+	}
+	if (!regs) {
+		rt_failf(c, loc, NULL, "%s: this probe has no registers to read it from", what);
+		return 0;
+	}
+	return (rt_long)*(unsigned long *)((char *)regs + rt_dwarf_regs[regno]);
+}
+
 /* Guru mode's writes. The translator allows no stack or instruction
  * pointer: a kprobe, ftrace (with regs) and a uprobe all resume with the
  * registers the hit leaves. */

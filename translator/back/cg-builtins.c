@@ -568,6 +568,21 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(loc);
 		return res;
 	}
+	case B_KREGISTER:
+	case B_UREGISTER: {
+		char *regno = cg_expr(g, n->list);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_register(c, %s, %d, %s, %s);", res, regno, b->id == B_UREGISTER, what,
+		     loc);
+		fail_check(g);
+		free(regno);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
 	case B_RETURNVAL: {
 		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
 		loc = loc_literal(n);

@@ -127,6 +127,8 @@
 	X(B_S64_ARG, "s64_arg", "l:l", true, "Argument N as a signed 64-bit number.") \
 	X(B_U64_ARG, "u64_arg", "l:l", true, "Argument N as an unsigned 64-bit number.") \
 	X(B_POINTER_ARG, "pointer_arg", "l:l", true, "Argument N as a pointer.") \
+	X(B_KREGISTER, "__kregister", "l:l", true, "DWARF register N at a kernel probe (what @kregister(N) expands to).") \
+	X(B_UREGISTER, "__uregister", "l:l", true, "DWARF register N of the current user task (what @uregister(N) expands to).") \
 	X(B_RETURNVAL, "returnval", "l:", true, "The probed function's return value (in a return probe).") \
 	X(B_ASMLINKAGE, "asmlinkage", "v:", false, "Nothing on x86-64: arguments are always where the calling convention puts them.") \
 	/* strings */ \
