@@ -118,6 +118,10 @@ struct symbol {
 	struct ptrvec calls;      /* functions this one calls (struct symbol *) */
 	struct ptrvec globals_rd; /* globals it reads (itself, not callees) */
 	struct ptrvec globals_wr; /* globals it writes */
+	/* Autocast: the struct a local holds (or a function returns) a pointer
+	 * to, when every typed value stored in it agrees; user: in user memory. */
+	struct ctype *autocast;
+	bool autocast_user, autocast_mixed;
 };
 
 struct node *ast_new(enum node_kind kind, struct loc loc);

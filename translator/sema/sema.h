@@ -70,6 +70,11 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
  * an error (none reported when quiet). */
 struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
 					  bool quiet);
+/* value->member... (N_AUTOCAST) where value is known to point to type, a
+ * struct or union (in user memory if user): the plan, or NULL after an
+ * error (none reported when quiet). */
+struct target_access *target_resolve_autocast(struct session *s, struct handler *h, struct node *n,
+					      struct ctype *type, bool user, bool quiet);
 /* @var("name@file"[, "module"]): the plan for n (N_ATVAR), or NULL after an
  * error (none reported when quiet). */
 struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,

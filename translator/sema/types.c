@@ -859,6 +859,63 @@ static bool is_target_node(const struct node *n)
 	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
 }
 
+/*
+ * Autocast (SystemTap 2.6): the struct or union a value is known to point
+ * to. A target expression knows its type; a local knows it when every
+ * typed value stored in it agrees, and a function's call when every typed
+ * value it returns does. NULL when not known.
+ */
+static struct ctype *autocast_of(const struct node *e, bool *user)
+{
+	struct ctype *t = NULL;
+	*user = false;
+	switch (e->kind) {
+	case N_TARGET:
+	case N_CAST:
+	case N_ATVAR:
+	case N_AUTOCAST:
+	case N_ENTRY:
+		if (!e->access || e->access == &failed_access || !e->access->type)
+			return NULL;
+		*user = e->access->user;
+		t = ctype_complete(e->access->type);
+		/* A pointer member, or &obj, or a bare @cast (the struct's address). */
+		if (!e->addr_of && t->kind == CT_PTR)
+			t = t->target ? ctype_complete(t->target) : NULL;
+		else if (!e->addr_of && !(e->kind == N_CAST && !e->list))
+			return NULL;
+		break;
+	case N_VAR:
+	case N_CALL:
+		if (!e->sym || e->sym->kind == SYM_GLOBAL || e->sym->autocast_mixed)
+			return NULL;
+		*user = e->sym->autocast_user;
+		t = e->sym->autocast;
+		break;
+	default:
+		return NULL;
+	}
+	return t && (t->kind == CT_STRUCT || t->kind == CT_UNION) ? t : NULL;
+}
+
+/* A value stored in sym (a local, or a function's return): keep the type
+ * it points to, or note that two stores disagree. */
+static void learn_autocast(struct symbol *sym, const struct node *value)
+{
+	bool user;
+	struct ctype *t = autocast_of(value, &user);
+	if (!t || sym->autocast_mixed)
+		return;
+	if (!sym->autocast) {
+		sym->autocast = t;
+		sym->autocast_user = user;
+	} else if (sym->autocast != t && (!sym->autocast->name || !t->name ||
+					   strcmp(sym->autocast->name, t->name) ||
+					   sym->autocast_user != user)) {
+		sym->autocast_mixed = true;
+	}
+}
+
 static enum type check_assign(struct checker *c, struct node *n)
 {
 	if (is_target_node(n->lhs))
@@ -907,6 +964,8 @@ static enum type check_assign(struct checker *c, struct node *n)
 			return sym->type;
 		}
 		learn(c, sym, t, n->loc);
+		if (sym->kind != SYM_GLOBAL)
+			learn_autocast(sym, n->rhs);
 		if (sym->type == T_UNKNOWN)
 			return T_UNKNOWN;
 		if (t == T_UNKNOWN && n->rhs->kind == N_VAR && n->rhs->sym)
@@ -1122,19 +1181,34 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 			n->access = &failed_access;
 		t = access_type(n->access);
 		break;
-	case N_AUTOCAST:
+	case N_AUTOCAST: {
 		check_expr(c, n->lhs, T_UNKNOWN);
 		for (struct node *m = n->list; m; m = m->next)
 			if (m->lhs)
 				check_expr(c, m->lhs, T_LONG);
-		if (c->report) {
-			diag_error(n->loc, D_UNSUPPORTED,
-				   "Tapline does not support '%s' on a value (autocast) yet: it needs "
-				   "type information for the probed code",
-				   n->list->name ? "->" : "[...]");
+		bool user;
+		struct ctype *pointee = autocast_of(n->lhs, &user);
+		if (!n->access && pointee)
+			n->access = target_resolve_autocast(c->s, c->h, n, pointee, user, !c->report);
+		if (n->access) {
+			t = access_type(n->access);
+			break;
 		}
+		if (c->report && !pointee) {
+			char *text = ast_expr_text(n->lhs);
+			diag_error(n->loc, D_UNSUPPORTED,
+				   "'%s' on '%s': its type is not known here (autocast follows a "
+				   "typed value through locals and function returns)",
+				   n->list->name ? "->" : "[...]", text);
+			diag_hint("say the type: @cast(%s, \"struct_name\"[, \"module\"])%s...", text,
+				  n->list->name ? "->" : "");
+			free(text);
+		}
+		if (c->report)
+			n->access = &failed_access;
 		t = n->pretty ? T_STRING : T_LONG;
 		break;
+	}
 	case N_DEFINED:
 	case N_PROBEWRITE:
 		/* Folded before this pass; left only where it means nothing. */
@@ -1424,6 +1498,7 @@ static void check_stmt(struct checker *c, struct node *n)
 			}
 		} else {
 			learn(c, f, t, n->loc);
+			learn_autocast(f, n->lhs);
 		}
 		return;
 	}
