@@ -44,6 +44,7 @@ struct sr_options {
 	const char *cmd;	/* -c */
 	pid_t target;		/* -x, or the -c child */
 	const char *module;	/* the .ko path */
+	int background;		/* -D: in the background once the script runs */
 };
 
 static struct sr_options opt;
@@ -56,6 +57,7 @@ static pid_t sr_child = -1;
 static int sr_child_status = -1;	/* how the -c command ended (wait status); -1: not seen */
 static int sr_guardian = -1;	/* the pipe to the guardian (guardian.c) */
 static volatile sig_atomic_t sr_switch_asked;	/* SIGUSR2: switch_file() */
+static int sr_started_fd = -1;	/* -D: tells the foreground staprun the script started */
 
 static void sr_msg(const char *kind, const char *fmt, va_list ap)
 {
@@ -133,6 +135,8 @@ static void sr_usage(FILE *f)
 		"  -c CMD    run CMD (with /bin/sh -c) as the target process; it starts once\n"
 		"            the script has started, and the script stops when it exits\n"
 		"  -x PID    the target process id (what the script's target() returns)\n"
+		"  -D        with -o: once the script has started, go on in the background\n"
+		"            (stap -F); SIGTERM or SIGINT stops the script and unloads it\n"
 		"  -v        say each step on standard error\n"
 		"  --guru-ignore-build-id\n"
 		"            load the module even if it was built for another kernel build-id\n"
@@ -157,11 +161,14 @@ static void sr_parse_options(int argc, char **argv)
 	int c;
 
 	opterr = 0;	/* our own messages, with our prefix */
-	while ((c = getopt_long(argc, argv, "+:vo:S:c:x:hV", longopts,
+	while ((c = getopt_long(argc, argv, "+:vDo:S:c:x:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			opt.verbose = 1;
+			break;
+		case 'D':
+			opt.background = 1;
 			break;
 		case 'o':
 			opt.outfile = optarg;
@@ -215,6 +222,10 @@ static void sr_parse_options(int argc, char **argv)
 					 argv[optind - 1]);
 			exit(1);
 		}
+	}
+	if (opt.background && !opt.outfile) {
+		sr_error("-D runs the script in the background: it needs -o FILE for the output");
+		exit(1);
 	}
 	if (opt.switch_bytes && !opt.outfile) {
 		sr_error("-S switches between output files: it needs -o FILE");
@@ -944,6 +955,63 @@ static void sr_stop_input(pid_t pid)
 }
 
 /*
+ * -D: split in two before anything is loaded. The foreground staprun
+ * waits until the background one has started the script, says where it
+ * runs and exits 0; if it never starts, the foreground exits as the
+ * background one did, its errors already on the terminal.
+ */
+static void sr_background(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		sr_error("cannot go to the background: %s", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		sr_started_fd = p[1];
+		return;
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) == 1) {
+		printf("staprun: the script runs in the background as process %d, its output in %s; `kill %d` stops it\n",
+		       (int)pid, opt.outfile, (int)pid);
+		exit(0);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/* -D: the script started; the terminal is let go of. Messages from now
+ * on (runtime errors, warnings) go to the output file, after what the
+ * script printed so far, as one stream. */
+static void sr_background_started(int dst_fd)
+{
+	int null;
+
+	if (sr_started_fd < 0)
+		return;
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	dup2(dst_fd, STDERR_FILENO);
+	if (write(sr_started_fd, "", 1) < 0) {
+		/* the foreground went away: nothing to tell */
+	}
+	close(sr_started_fd);
+	sr_started_fd = -1;
+}
+
+/*
  * Steps 2 to 6, between load and unload.  Returns the exit status: the
  * script's, or 1 when something here failed.
  */
@@ -1001,6 +1069,7 @@ static int sr_run(const char *name, int dst_fd)
 		sr_release_child(gofd, 0);
 	} else {
 		sr_release_child(gofd, 1);
+		sr_background_started(dst_fd);
 		input = sr_start_input(name);
 		end = sr_relay_run(&relay, sr_stop_running);
 		if (end == SR_RELAY_EOF)
@@ -1148,6 +1217,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (opt.background)
+		sr_background();
 	/* Before the load, so that Ctrl-C during it still unloads. */
 	sr_install_signals();
 	sr_unload_orphan(name);

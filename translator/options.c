@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  -o FILE       write the script's output to FILE\n"
 		"  -S SIZE[,N]   with -o: write FILE.0, FILE.1, ... of SIZE megabytes each,\n"
 		"                keeping the last N (switch_file() moves on to the next)\n"
+		"  -F            with -o: once the script has started, run it in the background\n"
+		"                (flight recorder); stap exits, `kill PID` stops the script\n"
 		"  -c CMD        run CMD while the script runs; the script stops when it exits;\n"
 		"                target() is its process id\n"
 		"  -x PID        target() returns PID\n"
@@ -84,6 +86,8 @@ static void usage(FILE *f)
 		"                same path); repeatable\n"
 		"  --vm-module=NAME|PATH  load a module (and what it depends on) in the --vm\n"
 		"                guest before the script starts; repeatable\n"
+		"  --vm-net=HOSTPORT:GUESTPORT  give the --vm guest a network (10.0.2.15)\n"
+		"                with its TCP port GUESTPORT at 127.0.0.1:HOSTPORT on the host\n"
 		"  --debuginfo-path=DIR[:DIR]  look for modules' debug files (NAME.ko with\n"
 		"                DWARF, NAME.ko.debug) under these directories first\n"
 		"  --debug-archive=FILE  an offline debug archive (eu-make-debug-archive) to use\n"
@@ -216,7 +220,7 @@ static bool valid_module_name(const char *name)
 
 void options_parse(struct session *s, int argc, char **argv)
 {
-	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_LDD, OPT_COMPATIBLE,
+	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_VM_NET, OPT_LDD, OPT_COMPATIBLE,
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES,
 	       OPT_SIGN_KEY, OPT_SIGN_CERT };
@@ -227,6 +231,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
 		{ "vm-file", required_argument, NULL, OPT_VM_FILE },
 		{ "vm-module", required_argument, NULL, OPT_VM_MODULE },
+		{ "vm-net", required_argument, NULL, OPT_VM_NET },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
@@ -247,8 +252,11 @@ void options_parse(struct session *s, int argc, char **argv)
 		s->limits[i] = limit_info[i].def;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:S:c:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:S:Fc:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'F':
+			s->background = true;
+			break;
 		case 'e':
 			s->script_text = optarg;
 			break;
@@ -382,6 +390,15 @@ void options_parse(struct session *s, int argc, char **argv)
 				fatal("--vm-file wants HOST[:GUEST], e.g. --vm-file=./prog:/bin/prog");
 			pv_push(&s->vm_files, optarg);
 			break;
+		case OPT_VM_NET: {
+			unsigned hp, gp;
+			char end;
+			if (sscanf(optarg, "%u:%u%c", &hp, &gp, &end) != 2 || !hp || hp > 65535 || !gp ||
+			    gp > 65535)
+				fatal("--vm-net wants HOSTPORT:GUESTPORT, e.g. --vm-net=19900:9900");
+			s->vm_net = optarg;
+			break;
+		}
 		case OPT_VM_MODULE:
 			if (!optarg[0])
 				fatal("--vm-module wants a module name or the path of a .ko file");
@@ -448,6 +465,14 @@ void options_parse(struct session *s, int argc, char **argv)
 		fatal("-c and -x cannot be used together");
 	if (s->output_switch && !s->output_file)
 		fatal("-S switches between output files: it needs -o FILE");
+	/* SystemTap's -F without -o keeps the output in a kernel buffer that
+	 * staprun -A attaches to later; Tapline keeps none. */
+	if (s->background && !s->output_file)
+		fatal("-F runs the script in the background: give -o FILE for its output "
+		      "(Tapline keeps no in-kernel buffer to attach to later)");
+	if (s->background && s->vm)
+		fatal("-F runs the script in the background, and a --vm guest ends with stap: "
+		      "drop one of them");
 	if (!s->sign_key != !s->sign_cert)
 		fatal("--sign-key and --sign-cert go together: a key signs, and the kernel checks "
 		      "the signature with its certificate");
@@ -494,8 +519,8 @@ void options_parse(struct session *s, int argc, char **argv)
 		if (!s->limit_set[LIMIT_MAXHITTIME])
 			s->limits[LIMIT_MAXHITTIME] = 1000000;
 	}
-	if ((s->vm_files.n || s->vm_modules.n) && !s->vm)
-		fatal("--vm-file and --vm-module are for a --vm guest: add --vm");
+	if ((s->vm_files.n || s->vm_modules.n || s->vm_net) && !s->vm)
+		fatal("--vm-file, --vm-module and --vm-net are for a --vm guest: add --vm");
 	/* A guest under TCG runs each virtual CPU as a host thread, which the
 	 * host may pause for milliseconds while it holds a global's lock: with
 	 * --vm, wait up to the 0.1 s bound below by default rather than skip. */

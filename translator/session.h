@@ -208,10 +208,12 @@ struct session {
 	const char *release;      /* -r, or chosen in main.c */
 	const char *output_file;
 	const char *output_switch;   /* -S SIZE[,N] (staprun's) */
+	bool background;             /* -F: staprun -D */
 	const char *target_cmd;   /* -c */
 	long target_pid;          /* -x, 0: none */
 	bool vm;
 	int vm_timeout;
+	const char *vm_net;       /* --vm-net=HOSTPORT:GUESTPORT */
 	struct ptrvec vm_files;   /* --vm-file=HOST[:GUEST] */
 	struct ptrvec vm_modules; /* --vm-module=NAME|PATH, loaded before the script */
 	bool no_warnings;

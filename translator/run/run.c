@@ -39,6 +39,8 @@ static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_
 			add_arg(argv, "-S");
 			add_arg(argv, s->output_switch);
 		}
+		if (s->background)
+			add_arg(argv, "-D");
 	}
 	if (s->target_cmd) {
 		add_arg(argv, "-c");
@@ -76,6 +78,33 @@ static bool vm_file_spec(const char *spec, char **host, char **guest)
 	return ok;
 }
 
+/* Whether the release has NAME as a loadable module (not built in). */
+static bool module_in_release(const char *release, const char *name)
+{
+	char *path = xasprintf("/lib/modules/%s/modules.dep", release);
+	char *want = xasprintf("/%s.ko", name);
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *ext = strstr(line, ".ko");
+		if (!ext)
+			continue;
+		ext[3] = 0;
+		size_t n = strlen(line), w = strlen(want);
+		found = n >= w && !strcmp(line + n - w, want);
+	}
+	if (f)
+		fclose(f);
+	free(path);
+	free(want);
+	return found;
+}
+
 static int run_in_vm(struct session *s)
 {
 	if (!vm_available(s->release, true))
@@ -83,6 +112,13 @@ static int run_in_vm(struct session *s)
 	char *guest_ko = xasprintf("/m/%s.ko", s->module_name);
 	struct guest_mods mods = { 0 };
 	char *why;
+	/* --vm-net: the NIC's driver, and the PCI transport where it is a
+	 * module (6.1; 6.12 builds it in). */
+	if (s->vm_net) {
+		if (module_in_release(s->release, "virtio_pci"))
+			pv_push(&s->vm_modules, "virtio_pci");
+		pv_push(&s->vm_modules, "virtio_net");
+	}
 	if (!guest_mods_resolve(&mods, s->release, &s->vm_modules, &why)) {
 		fprintf(stderr, "stap: --vm-module: %s\n", why);
 		free(why);
@@ -125,6 +161,11 @@ static int run_in_vm(struct session *s)
 	for (size_t i = 0; i < mods.guest_paths.n; i++)
 		sb_printf(&cmd, "insmod %s || { echo \"stap: --vm-module: cannot load %s\" >&2; exit 1; }; ",
 			  (char *)mods.guest_paths.v[i], (char *)mods.names.v[i]);
+	/* qemu's user network: the guest is 10.0.2.15, the host 10.0.2.2. */
+	if (s->vm_net)
+		sb_puts(&cmd, "ip link set lo up; ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 "
+			      "&& ip route add default via 10.0.2.2 || { echo \"stap: --vm-net: no network "
+			      "in the guest\" >&2; exit 1; }; ");
 	/* exec: a forwarded signal then reaches staprun alone, and the job's
 	 * status is staprun's, not that of a shell the signal killed. */
 	sb_puts(&cmd, "exec ");
@@ -149,6 +190,7 @@ static int run_in_vm(struct session *s)
 		/* Boots in about a third of the time (no in-guest decompression);
 		 * the guest kernel then runs without KASLR. */
 		.fast_boot = true,
+		.net_forward = s->vm_net,
 		.verbose = s->verbose > 0,
 		.keep_dir = NULL,
 	};

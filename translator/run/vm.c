@@ -1104,7 +1104,14 @@ static void qemu_args(const struct run *r, const char *qemu, const char *kernel,
 	add_arg(argv, "-display");
 	add_arg(argv, "none");
 	add_arg(argv, "-nic");
-	add_arg(argv, "none");
+	if (cfg->net_forward) {
+		char *colon = strchr(cfg->net_forward, ':');
+		pv_push(argv, xasprintf("user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:%.*s-:%s",
+					(int)(colon - cfg->net_forward), cfg->net_forward,
+					colon + 1));
+	} else {
+		add_arg(argv, "none");
+	}
 	add_arg(argv, "-no-reboot");
 	add_arg(argv, "-kernel");
 	add_arg(argv, kernel);

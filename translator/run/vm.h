@@ -65,6 +65,12 @@ struct vm_config {
 	 */
 	bool tcg_single;
 	const char *kernel_args;	/* appended to the kernel command line, e.g. "nokaslr" */
+	/*
+	 * Non-NULL: the guest gets a virtio NIC on qemu's user network, and
+	 * TCP port GUEST of the guest is reachable on the host at
+	 * 127.0.0.1:HOST ("HOST:GUEST"). The job configures the interface.
+	 */
+	const char *net_forward;
 	bool verbose;		/* say what it does, and the boot time, on stderr */
 	const char *keep_dir;	/* non-NULL: work in this directory and leave it there */
 };
