@@ -584,6 +584,7 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_TARGET:
 	case N_CAST:
 	case N_ATVAR:
+	case N_AUTOCAST:
 		return cg_target(g, n);
 	case N_ENTRY:
 		return cg_entry_value(g, n);
@@ -656,7 +657,6 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_STAR:
 	case N_HIST:
 	case N_MEMBER:
-	case N_AUTOCAST:
 	case N_DEFINED:
 	case N_PROBEWRITE:
 	case N_NKINDS:

@@ -52,6 +52,7 @@ enum agg {
 
 struct symbol;
 struct target_access;
+struct ctype;
 struct builtin;
 
 struct node {
@@ -103,6 +104,11 @@ struct symbol {
 	struct node *decl;
 	int index;       /* globals, functions: a number; locals, params: frame slot */
 	bool assigned, read;
+	/* SYM_LOCAL: the structure its value points to, when every typed
+	 * value assigned to it points to the same one (autocast: v->member);
+	 * ctype_mixed when two disagree. */
+	struct ctype *ctype;
+	bool ctype_mixed;
 	/* SYM_GLOBAL used as an array */
 	bool is_array;
 	int nkeys;                  /* -1 until known */

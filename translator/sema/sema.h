@@ -73,6 +73,12 @@ struct target_access *target_resolve(struct session *s, struct handler *h, struc
  * an error (none reported when quiet). */
 struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
 					  bool quiet);
+/* v->member... (N_AUTOCAST) where the local v holds a pointer to a
+ * structure of type (learned from what was assigned to it): the plan, as
+ * @cast(v, type) would make it, or NULL after an error (none reported
+ * when quiet). */
+struct target_access *target_resolve_autocast(struct session *s, struct handler *h,
+					      struct node *n, struct ctype *type, bool quiet);
 /* @var("name@file"[, "module"]): the plan for n (N_ATVAR), or NULL after an
  * error (none reported when quiet). */
 struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,

@@ -558,6 +558,17 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 	return walk_members(&r, a, IN_MEMORY) ? a : NULL;
 }
 
+struct target_access *target_resolve_autocast(struct session *s, struct handler *h,
+					      struct node *n, struct ctype *type, bool quiet)
+{
+	struct resolver r = { s, h, n, quiet, false };
+	struct target_access *a = xcalloc(1, sizeof *a);
+	a->text = ast_expr_text(n);
+	a->base_expr = n->lhs;
+	a->base_type = ctype_complete(type);
+	return walk_members(&r, a, IN_MEMORY) ? a : NULL;
+}
+
 /*
  * @var("name@file"[, "module"]): a global or static variable of the
  * module (named, else the probe's own, else the kernel) defined in a file

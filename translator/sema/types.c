@@ -859,6 +859,50 @@ static bool is_target_node(const struct node *n)
 	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
 }
 
+/*
+ * The structure a typed value points to: a target expression (or @cast,
+ * @var, autocast, @entry of one) that is a pointer to a struct or union,
+ * or the address of one (&$x->member); a local that holds one. NULL for
+ * anything else.
+ */
+static struct ctype *pointee(struct node *e)
+{
+	if (e->kind == N_ENTRY)
+		e = e->lhs;
+	if (e->kind == N_VAR)
+		return e->sym && e->sym->kind == SYM_LOCAL && !e->sym->ctype_mixed ? e->sym->ctype
+										 : NULL;
+	if (e->kind != N_TARGET && e->kind != N_CAST && e->kind != N_ATVAR && e->kind != N_AUTOCAST)
+		return NULL;
+	const struct target_access *a = e->access;
+	if (!a || a == &failed_access || (a->result != TA_INT && a->result != TA_ADDRESS) ||
+	    !a->type || e->pretty)
+		return NULL;
+	struct ctype *t = ctype_complete(a->type);
+	if (!e->addr_of) {
+		if (t->kind != CT_PTR || !t->target)
+			return NULL;
+		t = ctype_complete(t->target);
+	}
+	return t->kind == CT_STRUCT || t->kind == CT_UNION ? t : NULL;
+}
+
+/* A local is assigned a value: learn what structure it points to, for
+ * autocast (v->member), as SystemTap does. Values without a type (a
+ * number, 0) say nothing; two structures that differ say it has none. */
+static void learn_pointee(struct symbol *sym, struct node *rhs)
+{
+	if (sym->kind != SYM_LOCAL || sym->ctype_mixed)
+		return;
+	struct ctype *t = pointee(rhs);
+	if (!t)
+		return;
+	if (!sym->ctype)
+		sym->ctype = t;
+	else if (sym->ctype != t && (!sym->ctype->name || !t->name || strcmp(sym->ctype->name, t->name)))
+		sym->ctype_mixed = true;
+}
+
 static enum type check_assign(struct checker *c, struct node *n)
 {
 	if (is_target_node(n->lhs))
@@ -907,6 +951,7 @@ static enum type check_assign(struct checker *c, struct node *n)
 			return sym->type;
 		}
 		learn(c, sym, t, n->loc);
+		learn_pointee(sym, n->rhs);
 		if (sym->type == T_UNKNOWN)
 			return T_UNKNOWN;
 		if (t == T_UNKNOWN && n->rhs->kind == N_VAR && n->rhs->sym)
@@ -1127,11 +1172,28 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		for (struct node *m = n->list; m; m = m->next)
 			if (m->lhs)
 				check_expr(c, m->lhs, T_LONG);
+		/* A local that holds a typed pointer: as @cast(v, its type). */
+		if (!n->access && n->lhs->kind == N_VAR && n->lhs->sym &&
+		    n->lhs->sym->kind == SYM_LOCAL && n->lhs->sym->ctype && !n->lhs->sym->ctype_mixed) {
+			n->access = target_resolve_autocast(c->s, c->h, n, n->lhs->sym->ctype, !c->report);
+			if (!n->access && c->report)
+				n->access = &failed_access;
+		}
+		if (n->access) {
+			t = access_type(n->access);
+			break;
+		}
 		if (c->report) {
 			diag_error(n->loc, D_UNSUPPORTED,
-				   "Tapline does not support '%s' on a value (autocast) yet: it needs "
-				   "type information for the probed code",
+				   "Tapline does not support '%s' on this value (autocast): it knows "
+				   "the type only of a local assigned a typed pointer",
 				   n->list->name ? "->" : "[...]");
+			if (n->lhs->kind == N_VAR && n->lhs->sym && n->lhs->sym->ctype_mixed)
+				diag_hint("'%s' is assigned pointers to different types: @cast it",
+					  n->lhs->sym->name);
+			else
+				diag_hint("assign it a $pointer, &$x->member or @cast(...) first, or "
+					  "write @cast(value, \"type\")->member");
 		}
 		t = n->pretty ? T_STRING : T_LONG;
 		break;
