@@ -536,6 +536,11 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 			free(why);
 			why = NULL;
 			t = btf_find_type(mb, n->str, &why);
+			if (!t) {
+				free(why);
+				why = xasprintf("neither %s's BTF nor the kernel's has type '%s'", module,
+						n->str);
+			}
 		}
 		free(mwhy);
 	}
