@@ -245,6 +245,7 @@ struct session {
 	struct dw *dw;
 	struct btf_source *kernel_btf; /* pass 2, opened when a probe needs it */
 	bool kernel_btf_tried;
+	struct ptrvec module_btf_names, module_btfs; /* pass 2, @cast's modules' BTF (or NULL) */
 	struct ptrvec debuginfo_dirs; /* --debuginfo-path */
 	const char *debug_archive;   /* --debug-archive */
 	bool force_btf;              /* --btf */

@@ -52,6 +52,7 @@ enum agg {
 
 struct symbol;
 struct target_access;
+struct ctype;
 struct builtin;
 
 struct node {

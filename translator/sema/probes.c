@@ -1072,6 +1072,28 @@ struct btf_source *sema_kernel_btf(struct session *s)
 	return s->kernel_btf;
 }
 
+struct btf_source *sema_module_btf(struct session *s, const char *module, char **why)
+{
+	for (size_t i = 0; i < s->module_btf_names.n; i++)
+		if (!strcmp(s->module_btf_names.v[i], module)) {
+			if (!s->module_btfs.v[i])
+				*why = xasprintf("module %s has no BTF Tapline can read", module);
+			return s->module_btfs.v[i];
+		}
+	struct btf_source *kb = sema_kernel_btf(s), *mb = NULL;
+	debuginfo(s);
+	const char *ko = s->debug_ix ? debugfind_installed(s->debug_ix, module) : NULL;
+	if (!ko)
+		*why = xasprintf("module %s is not installed for kernel %s", module, s->release);
+	else if (!kb)
+		*why = xstrdup("the kernel has no BTF for the module's to build on");
+	else
+		mb = btf_open_module(ko, kb, why);
+	pv_push(&s->module_btf_names, xstrdup(module));
+	pv_push(&s->module_btfs, mb);
+	return mb;
+}
+
 /* A BTF site of kernel function f: placed by name, or by _text + offset
  * when several functions share the name. false if it cannot be placed. */
 static bool btf_place(const struct kernel *k, struct probe_site *site, const struct kfunc *f)

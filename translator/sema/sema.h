@@ -50,6 +50,9 @@ bool sema_kernel_dwarf_installed(struct session *s);
 bool sema_find_text(struct session *s);
 /* The target kernel's BTF, opened on first use; NULL if it has none. */
 struct btf_source *sema_kernel_btf(struct session *s);
+/* An installed module's BTF (on top of the kernel's), opened once; NULL
+ * with *why if it has none or is not installed. */
+struct btf_source *sema_module_btf(struct session *s, const char *module, char **why);
 
 /* elide.c: in body, a handler derived through aliases, drop the stores
  * of blocks (the aliases' own) to locals nothing reads. */

@@ -526,6 +526,24 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 		why = NULL;
 		t = btf_find_type(kbtf, n->str, &why);
 	}
+	/* A module's types from its BTF when its DWARF is not installed (or
+	 * with --btf): the .ko carries them, on top of the kernel's. */
+	if (!t && strcmp(module, "kernel") && module[0] != '/' && !s->force_symtab &&
+	    (s->force_btf || (why && strstr(why, "no debug information")) || !why)) {
+		char *mwhy = NULL;
+		struct btf_source *mb = sema_module_btf(s, module, &mwhy);
+		if (mb) {
+			free(why);
+			why = NULL;
+			t = btf_find_type(mb, n->str, &why);
+			if (!t) {
+				free(why);
+				why = xasprintf("neither %s's BTF nor the kernel's has type '%s'", module,
+						n->str);
+			}
+		}
+		free(mwhy);
+	}
 	if (!t) {
 		err(&r, "@cast: %s", why ? why : "no debug information for that module");
 		if (!why)

@@ -869,12 +869,13 @@ static struct ctype *autocast_of(const struct node *e, bool *user)
 {
 	struct ctype *t = NULL;
 	*user = false;
+	if (e->kind == N_ENTRY) /* @entry(v): v's type, as at the entry */
+		e = e->lhs;
 	switch (e->kind) {
 	case N_TARGET:
 	case N_CAST:
 	case N_ATVAR:
 	case N_AUTOCAST:
-	case N_ENTRY:
 		if (!e->access || e->access == &failed_access || !e->access->type)
 			return NULL;
 		*user = e->access->user;
@@ -1200,8 +1201,14 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 				   "'%s' on '%s': its type is not known here (autocast follows a "
 				   "typed value through locals and function returns)",
 				   n->list->name ? "->" : "[...]", text);
-			diag_hint("say the type: @cast(%s, \"struct_name\"[, \"module\"])%s...", text,
-				  n->list->name ? "->" : "");
+			if ((n->lhs->kind == N_VAR || n->lhs->kind == N_CALL) && n->lhs->sym &&
+			    n->lhs->sym->autocast_mixed)
+				diag_hint("'%s' holds pointers to different types: say which with "
+					  "@cast(%s, \"struct_name\")%s...", text, text,
+					  n->list->name ? "->" : "");
+			else
+				diag_hint("say the type: @cast(%s, \"struct_name\"[, \"module\"])%s...",
+					  text, n->list->name ? "->" : "");
 			free(text);
 		}
 		if (c->report)
