@@ -62,6 +62,14 @@ static char *dep_line(const char *release, const char *name)
 	return found;
 }
 
+bool guest_mod_exists(const char *release, const char *name)
+{
+	char *line = dep_line(release, name);
+	bool found = line != NULL;
+	free(line);
+	return found;
+}
+
 static bool already(const struct guest_mods *g, const char *name)
 {
 	for (size_t i = 0; i < g->names.n; i++)

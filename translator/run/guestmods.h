@@ -22,5 +22,7 @@ struct guest_mods {
 bool guest_mods_resolve(struct guest_mods *g, const char *release, const struct ptrvec *specs,
 			char **why);
 void guest_mods_free(struct guest_mods *g);
+/* Whether the release has NAME as a loadable module (not built in). */
+bool guest_mod_exists(const char *release, const char *name);
 
 #endif

@@ -78,33 +78,6 @@ static bool vm_file_spec(const char *spec, char **host, char **guest)
 	return ok;
 }
 
-/* Whether the release has NAME as a loadable module (not built in). */
-static bool module_in_release(const char *release, const char *name)
-{
-	char *path = xasprintf("/lib/modules/%s/modules.dep", release);
-	char *want = xasprintf("/%s.ko", name);
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	bool found = false;
-	while (f && !found && fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		char *ext = strstr(line, ".ko");
-		if (!ext)
-			continue;
-		ext[3] = 0;
-		size_t n = strlen(line), w = strlen(want);
-		found = n >= w && !strcmp(line + n - w, want);
-	}
-	if (f)
-		fclose(f);
-	free(path);
-	free(want);
-	return found;
-}
-
 static int run_in_vm(struct session *s)
 {
 	if (!vm_available(s->release, true))
@@ -115,7 +88,7 @@ static int run_in_vm(struct session *s)
 	/* --vm-net: the NIC's driver, and the PCI transport where it is a
 	 * module (6.1; 6.12 builds it in). */
 	if (s->vm_net) {
-		if (module_in_release(s->release, "virtio_pci"))
+		if (guest_mod_exists(s->release, "virtio_pci"))
 			pv_push(&s->vm_modules, "virtio_pci");
 		pv_push(&s->vm_modules, "virtio_net");
 	}
