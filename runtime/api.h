@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 16
+#define RT_API_VERSION 17
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -47,7 +47,10 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 		     RT_PROCESS_BEGIN, RT_PROCESS_END, RT_THREAD_BEGIN, RT_THREAD_END,
 		     /* symbol: the file's name under /proc/systemtap/MODULE/ */
 		     RT_PROCFS_READ, RT_PROCFS_WRITE,
-		     RT_NETFILTER };
+		     RT_NETFILTER,
+		     /* perf.*.counter("NAME"): a counting event per thread of the
+		      * program symbol names (0: the -c/-x target), for @perf */
+		     RT_PERF_COUNTER };
 
 struct rt_probe {
 	enum rt_probe_kind kind;
@@ -405,6 +408,9 @@ rt_long rt_get_cycles(struct rt_context *c);
 rt_long rt_pid2task(struct rt_context *c, rt_long pid);
 void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
 		     const char *delim);
+/* @perf("NAME"): the current thread's count of the counter probe at
+ * index probe (perf.*.counter("NAME")); 0 for a thread it does not count. */
+rt_long rt_counter_read(struct rt_context *c, int probe);
 /* "ENOENT" for 2 or -2; "" for a number that is no error code. */
 void rt_errno_str(struct rt_context *c, char *buf, rt_size size, rt_long err);
 

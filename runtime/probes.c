@@ -860,6 +860,7 @@ static int rt_place(struct rt_placed *pl)
 	case RT_PROCESS_END:
 	case RT_THREAD_BEGIN:
 	case RT_THREAD_END:
+	case RT_PERF_COUNTER:
 		/* All of them at once, by rt_tasks_start(). */
 		return 0;
 	case RT_PROCFS_READ:
@@ -928,7 +929,8 @@ size_t rt_probes_bytes(void)
 #if RT_FTRACE_ENTRY
 				    sizeof(struct rt_fentry) + sizeof(unsigned long) +
 #endif
-				    0);
+				    0) +
+	       rt_counters_bytes();
 }
 
 /* Before the begin probes: what they may read (static objects' addresses),
@@ -965,6 +967,14 @@ int rt_probes_start(void)
 {
 	int i, rc, err = 0;
 
+	/* First, processes are watched (and @perf's threads counted): a
+	 * process that starts while the probes are placed is then not missed
+	 * by both, though its probes fire; and the begin probes of those
+	 * already running run now. */
+	if (rt_tasks_start()) {
+		rt_request_stop(1);
+		return -EIO;
+	}
 	mutex_lock(&rt_placing);
 	rt_place_ftrace_entries();
 	rt_place_fprobe_returns();
@@ -1008,8 +1018,7 @@ int rt_probes_start(void)
 		break;
 	}
 	mutex_unlock(&rt_placing);
-	/* Last: process begin probes for what runs already may start now. */
-	if (!err && (rt_tasks_start() || rt_procfs_start())) {
+	if (!err && rt_procfs_start()) {
 		rt_request_stop(1);
 		err = -EIO;
 	}
@@ -1276,6 +1285,7 @@ void rt_probes_stop(void)
 		case RT_PROCESS_END:
 		case RT_THREAD_BEGIN:
 		case RT_THREAD_END:
+		case RT_PERF_COUNTER:
 		case RT_BEGIN:
 		case RT_END:
 		case RT_ERROR:

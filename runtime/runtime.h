@@ -206,6 +206,15 @@ int rt_procfs_start(void);
 void rt_procfs_stop(void);
 void rt_tasks_stop(void);
 bool rt_task_is_target(struct task_struct *t);
+/* The program (an index) probe names, -1: any (or not a task probe). */
+int rt_task_program(int probe);
+/* counters.c: @perf's per-thread counters, kept up by tasks.c. */
+int rt_counters_start(void);
+void rt_counters_initial(u64 (*programs_of)(struct task_struct *));
+void rt_counters_exec(u64 progs);
+void rt_counters_exit(void);
+void rt_counters_stop(void);
+size_t rt_counters_bytes(void);
 /* With a target: the same, without a call when the task is the target. */
 static __always_inline bool rt_task_in_target(struct task_struct *t)
 {

@@ -14,6 +14,7 @@
  * executable) when the exit tracepoint fires, the processes seen running
  * a program are tracked by process id until they exit or exec another.
  * With -c or -x, only the target (and for -c its descendants) counts.
+ * The same events give @perf's counters (counters.c) their threads.
  */
 #include <linux/fs.h>
 #include <linux/mm_types.h>
@@ -54,7 +55,13 @@ static bool rt_tasks_on;
 static bool rt_is_task_probe(const struct rt_probe *p)
 {
 	return p->kind == RT_PROCESS_BEGIN || p->kind == RT_PROCESS_END ||
-	       p->kind == RT_THREAD_BEGIN || p->kind == RT_THREAD_END;
+	       p->kind == RT_THREAD_BEGIN || p->kind == RT_THREAD_END ||
+	       p->kind == RT_PERF_COUNTER;
+}
+
+int rt_task_program(int probe)
+{
+	return rt_prog_of ? rt_prog_of[probe] : -1;
 }
 
 bool rt_task_is_target(struct task_struct *t)
@@ -182,17 +189,88 @@ static void rt_on_exec(void *data, struct task_struct *p, pid_t old_pid, void *b
 
 	if (rt_nprogs)
 		rt_tracked_set(task_tgid_nr(current), progs);
+	rt_counters_exec(progs);
 	/* A program's begin: a process that starts running it. */
 	if (progs)
 		rt_task_hits(RT_PROCESS_BEGIN, current, progs, true);
 }
 
+/*
+ * Threads of a dead group (signal->live 0) still passing the exit
+ * tracepoint: each has done its part of the count, so two exiting at once
+ * (pthread_join returns before the joined thread's tracepoint, and main
+ * then exits) can both see 0. The last of them through here ends the
+ * process; it knows it is last when every other thread of the group not
+ * yet past exit_notify() has been through. A few groups at once, a few
+ * threads each; past that, each such thread ends the process (as before).
+ */
+#define RT_ENDING_GROUPS 16
+#define RT_ENDING_THREADS 16
+static struct rt_ending {
+	pid_t tgid;
+	int n;
+	pid_t passed[RT_ENDING_THREADS];
+} rt_ending[RT_ENDING_GROUPS];
+static DEFINE_RAW_SPINLOCK(rt_ending_lock);
+
+static bool rt_ending_passed(const struct rt_ending *e, pid_t tid)
+{
+	int i;
+
+	for (i = 0; e && i < e->n; i++)
+		if (e->passed[i] == tid)
+			return true;
+	return false;
+}
+
+/* Does the current thread's exit end its process? */
+static bool rt_exit_ends_process(void)
+{
+	struct task_struct *me = current, *t;
+	struct rt_ending *e = NULL, *free = NULL;
+	unsigned long flags;
+	bool others = false;
+	int i;
+
+	if (atomic_read(&me->signal->live))
+		return false;
+	raw_spin_lock_irqsave(&rt_ending_lock, flags);
+	for (i = 0; i < RT_ENDING_GROUPS && !e; i++) {
+		if (rt_ending[i].tgid == me->tgid)
+			e = &rt_ending[i];
+		else if (!rt_ending[i].tgid && !free)
+			free = &rt_ending[i];
+	}
+	rcu_read_lock();
+	for_each_thread(me, t)
+		if (t != me && !READ_ONCE(t->exit_state) && !rt_ending_passed(e, t->pid))
+			others = true;
+	rcu_read_unlock();
+	if (!others) {
+		if (e)
+			e->tgid = 0;
+	} else {
+		if (!e && free) {
+			e = free;
+			e->tgid = me->tgid;
+			e->n = 0;
+		}
+		if (e && e->n < RT_ENDING_THREADS)
+			e->passed[e->n++] = me->pid;
+		else
+			others = false;
+	}
+	raw_spin_unlock_irqrestore(&rt_ending_lock, flags);
+	return !others;
+}
+
 static void rt_on_exit(void *data, struct task_struct *p)
 {
-	bool group_dead = atomic_read(&current->signal->live) == 0;
+	bool group_dead = rt_exit_ends_process();
 	u64 progs = rt_nprogs ? rt_tracked_get(task_tgid_nr(current), group_dead) : 0;
 
 	rt_task_hits(group_dead ? RT_PROCESS_END : RT_THREAD_END, current, progs, false);
+	rt_counters_exit();
 }
 
 static void rt_tp_find(struct tracepoint *tp, void *priv)
@@ -285,6 +363,9 @@ int rt_tasks_start(void)
 			goto fail;
 		}
 	}
+	rc = rt_counters_start();
+	if (rc)
+		goto fail;
 	for_each_kernel_tracepoint(rt_tp_find, NULL);
 	if (!rt_tp_fork || !rt_tp_exec || !rt_tp_exit) {
 		rt_message("error", "this kernel has no sched_process_fork, _exec or _exit tracepoint");
@@ -310,6 +391,7 @@ int rt_tasks_start(void)
 		goto fail;
 	}
 	rt_tasks_on = true;
+	rt_counters_initial(rt_programs_of);
 	rt_tasks_initial();
 	return 0;
 nomem:
@@ -330,6 +412,7 @@ void rt_tasks_stop(void)
 		tracepoint_synchronize_unregister();
 		rt_tasks_on = false;
 	}
+	rt_counters_stop();
 	if (atomic64_read(&rt_tracked_lost))
 		rt_message("warning", "%lld processes were not tracked (more than %d at once run the probed programs)",
 			   (long long)atomic64_read(&rt_tracked_lost), RT_MAX_TRACKED);

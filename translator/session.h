@@ -56,6 +56,9 @@ enum probe_kind {
 	 * the file's name under /proc/systemtap/MODULE/ */
 	PK_PROCFS_READ, PK_PROCFS_WRITE,
 	PK_NETFILTER, /* netfilter.hook(H).pf(P)[.priority(N)]: a hook in the initial namespace */
+	/* perf.*[.process("PATH")].counter("NAME"): symbol is NAME, user_file
+	 * the program (NULL: the -c/-x target); read by @perf, never fires */
+	PK_PERF_COUNTER,
 };
 
 /*

@@ -220,4 +220,23 @@ static inline void rt_uprobe_unregister_done(void)
 #define RT_UPROBES 0
 #endif
 
+/*
+ * A task's perf contexts, into ctx[] (room for two): one since 6.2, a
+ * hardware and a software one before (probe: perf_one_task_context.c).
+ * Under rcu_read_lock().
+ */
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+static inline int rt_task_perf_contexts(struct task_struct *t, struct perf_event_context **ctx)
+{
+#ifdef RT_HAVE_PERF_ONE_TASK_CONTEXT
+	ctx[0] = rcu_dereference(t->perf_event_ctxp);
+	return 1;
+#else
+	ctx[0] = rcu_dereference(t->perf_event_ctxp[perf_hw_context]);
+	ctx[1] = rcu_dereference(t->perf_event_ctxp[perf_sw_context]);
+	return 2;
+#endif
+}
+
 #endif

@@ -93,6 +93,21 @@ __attribute__((noinline)) int ut_use_pair(int a)
 #include <sys/uio.h>
 #include <fcntl.h>
 
+__attribute__((noinline)) int ut_touch(char *pages, int n)
+{
+	for (int i = 0; i < n; i++)
+		pages[(size_t)i << 12] = 1;
+	__asm__ volatile("" ::: "memory");
+	return n;
+}
+
+__attribute__((noinline)) int ut_naps(int n)
+{
+	for (int i = 0; i < n; i++)
+		usleep(1000);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "run";
@@ -153,8 +168,19 @@ int main(int argc, char **argv)
 		if (fd < 0 || writev(fd, v, 3) != 15)
 			return 1;
 		close(fd);
+	} else if (!strcmp(mode, "touch") && argc > 2) {
+		/* N fresh pages written, one fault each (no huge pages), for @perf */
+		int n = atoi(argv[2]);
+		char *m = mmap(NULL, (size_t)n << 12, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED || madvise(m, (size_t)n << 12, MADV_NOHUGEPAGE))
+			return 1;
+		printf("touched %d\n", ut_touch(m, n));
+	} else if (!strcmp(mode, "naps") && argc > 2) {
+		/* N sleeps of a millisecond: a context switch each, for @perf */
+		printf("napped %d\n", ut_naps(atoi(argv[2])));
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap | writev\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap | writev | touch N | naps N\n");
 		return 2;
 	}
 	return 0;

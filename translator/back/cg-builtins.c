@@ -568,6 +568,10 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(loc);
 		return res;
 	}
+	case B_PERF_READ:
+		res = new_long_temp(g);
+		emit(g, "%s = rt_counter_read(c, %lld);", res, n->num);
+		return res;
 	case B_KREGISTER:
 	case B_UREGISTER: {
 		char *regno = cg_expr(g, n->list);

@@ -1595,6 +1595,8 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_PROCFS_WRITE";
 	case PK_NETFILTER:
 		return "RT_NETFILTER";
+	case PK_PERF_COUNTER:
+		return "RT_PERF_COUNTER";
 	}
 	return "RT_BEGIN";
 }
@@ -1757,7 +1759,10 @@ char *cg_translate(struct session *s)
 			pn = c_string(t, strlen(t));
 			free(t);
 		}
-		const char *symbol = p->user_file ? p->user_file : p->symbol;
+		/* A counter's name stays here: the runtime knows it by its index. */
+		const char *symbol = p->user_file		 ? p->user_file
+				     : p->kind == PK_PERF_COUNTER ? NULL
+								  : p->symbol;
 		char *sym = symbol ? c_string(symbol, strlen(symbol)) : xstrdup("0");
 		char *mod = p->module ? c_string(p->module, strlen(p->module)) : xstrdup("0");
 		const char *bid = (p->module || p->user_file) && p->site ? p->site->build_id : NULL;

@@ -47,6 +47,7 @@ DIAG(D_TARGET_VARIABLE, "target-variable")
 DIAG(D_UNPROBEABLE, "unprobeable-function")
 DIAG(D_NO_DEBUGINFO, "no-debuginfo")
 DIAG(D_NO_PROGRAM, "no-program")
+DIAG(D_UNKNOWN_COUNTER, "unknown-counter")
 DIAG(D_UNKNOWN_USER_FUNCTION, "unknown-user-function")
 DIAG(D_UNKNOWN_MARK, "unknown-mark")
 /* pass 2: guru mode */

@@ -129,6 +129,7 @@
 	X(B_POINTER_ARG, "pointer_arg", "l:l", true, "Argument N as a pointer.") \
 	X(B_KREGISTER, "__kregister", "l:l", true, "DWARF register N at a kernel probe (what @kregister(N) expands to).") \
 	X(B_UREGISTER, "__uregister", "l:l", true, "DWARF register N of the current user task (what @uregister(N) expands to).") \
+	X(B_PERF_READ, "__perf_read", "l:s", true, "The current thread's count of the counter probe perf....counter(NAME) (what @perf(NAME) expands to); 0 where it does not count.") \
 	X(B_RETURNVAL, "returnval", "l:", true, "The probed function's return value (in a return probe).") \
 	X(B_ASMLINKAGE, "asmlinkage", "v:", false, "Nothing on x86-64: arguments are always where the calling convention puts them.") \
 	/* strings */ \

@@ -272,6 +272,8 @@ static const char *kind_text(enum probe_kind k)
 		return "procfs write";
 	case PK_NETFILTER:
 		return "netfilter hook";
+	case PK_PERF_COUNTER:
+		return "perf counter per thread";
 	}
 	return "?";
 }
@@ -335,6 +337,9 @@ void sema_print(const struct session *s, FILE *f)
 		if (p->kind == PK_PERF)
 			fprintf(f, " type %lld config %lld every %lld events", p->perf_type,
 				p->perf_config, p->perf_sample);
+		if (p->kind == PK_PERF_COUNTER)
+			fprintf(f, " type %lld config %lld in %s", p->perf_type, p->perf_config,
+				p->user_file ? p->user_file : "the target");
 		if (p->kind == PK_TIMER && p->spread_ns)
 			fprintf(f, " +- %lld ns", p->spread_ns);
 		fprintf(f, ", handler %d */\n", p->handler->index);

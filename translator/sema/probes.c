@@ -21,6 +21,7 @@
 #include "debuginfo/dw.h"
 #include "debuginfo/kernel.h"
 #include "debuginfo/tracepoints.h"
+#include "debuginfo/userelf.h"
 #include "front/diag.h"
 #include "sema/points.h"
 #include "sema/probes.h"
@@ -32,7 +33,8 @@ static const char *const known_shapes[] = {
 	"begin", "end", "error", "never", "timer.ms", "timer.s", "timer.us", "timer.ns", "timer.sec",
 	"timer.msec", "timer.usec", "timer.nsec", "timer.hz", "timer.jiffies", "timer.ms.randomize",
 	"timer.s.randomize", "timer.jiffies.randomize", "timer.profile", "perf.hw", "perf.sw",
-	"perf.type.config", "perf.type.config.sample", "kernel.function",
+	"perf.type.config", "perf.type.config.sample", "perf.hw.counter", "perf.sw.counter",
+	"perf.hw.process.counter", "perf.sw.process.counter", "kernel.function",
 	"kernel.function.return", "kernel.function.call", "kprobe.function",
 	"kprobe.function.return", "module.function", "module.function.call",
 	"module.function.return", "module.function.inline", "module.statement", "kernel.trace",
@@ -52,6 +54,7 @@ static const char *const families[] = {
 	"timer.nsec/usec/msec/sec(N)[.randomize(M)]", "timer.jiffies(N)[.randomize(M)]",
 	"timer.hz(N)", "timer.profile",
 	"perf.hw.NAME[.sample(N)]", "perf.sw.NAME[.sample(N)]", "perf.type(T).config(C)[.sample(N)]",
+	"perf.EVENT[.process(\"PATH\")].counter(\"NAME\")",
 	"kernel.function(\"name\")[.call|.return[.maxactive(N)]]",
 	"kprobe.function(\"name\")[.return]",
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
@@ -599,6 +602,63 @@ static const struct {
 };
 
 /*
+ * ...[.process[("PATH")]].counter("NAME"): not a probe that fires, but a
+ * counting event in each thread of the processes running PATH (without
+ * one, of the -c or -x target), which @perf("NAME") reads in that
+ * thread's probes. The body never runs.
+ */
+static void perf_counter_point(struct pp_ctx *c, int next, long long type, long long config)
+{
+	char *path = NULL, *why = NULL;
+	int pi = comp_is(c, next, "process") ? next++ : -1;
+	if (next + 1 != c->n || !comp_is(c, next, "counter") || !c->comps[next].arg ||
+	    c->comps[next].arg->kind != N_STR) {
+		if (next < c->n && comp_is(c, next, "counter"))
+			diag_error(c->comps[next].loc, D_BAD_PROBE_ARG,
+				   "counter needs the counter's name: .counter(\"NAME\"), which @perf(\"NAME\") reads");
+		else if (pi >= 0)
+			diag_error(c->comps[pi].loc, D_UNKNOWN_PROBE,
+				   "perf events of one program are counters here: add .counter(\"NAME\") and read it with @perf(\"NAME\")");
+		else
+			unknown_shape(c);
+		return;
+	}
+	const struct comp *cc = &c->comps[next];
+	const struct node *prog = pi >= 0 ? c->comps[pi].arg : NULL;
+	if (prog && prog->kind != N_STR) {
+		unknown_shape(c);
+		return;
+	}
+	if (prog) {
+		path = user_find_program(prog->str, &why);
+		if (!path) {
+			if (!c->pt->optional)
+				diag_error(prog->loc, D_NO_PROGRAM, "%s", why);
+			free(why);
+			return;
+		}
+	} else if (!c->s->target_cmd && !c->s->target_pid) {
+		diag_error(pi >= 0 ? c->comps[pi].loc : cc->loc, D_NO_PROGRAM,
+			   "a counter without a program counts the -c or -x target: give -c CMD or -x PID, or name the program: .process(\"PATH\")");
+		return;
+	}
+	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
+		const struct probe *o = c->s->prog.probes.v[i];
+		if (o->kind == PK_PERF_COUNTER && !strcmp(o->symbol, cc->arg->str)) {
+			diag_error(cc->arg->loc, D_BAD_PROBE_ARG, "counter \"%s\" is defined twice",
+				   cc->arg->str);
+			free(path);
+			return;
+		}
+	}
+	struct probe *p = add_probe(c, PK_PERF_COUNTER, NULL, 0);
+	p->symbol = xstrdup(cc->arg->str);
+	p->perf_type = type;
+	p->perf_config = config;
+	p->user_file = path;
+}
+
+/*
  * perf.hw.NAME, perf.sw.NAME and perf.type(T).config(C), each with an
  * optional .sample(N): a counter on every CPU, and a hit every N events
  * (1000000 by default, as in SystemTap), with the registers where the Nth
@@ -651,6 +711,10 @@ static void perf_point(struct pp_ctx *c)
 			return;
 		}
 		next++;
+	}
+	if (next < c->n && (comp_is(c, next, "process") || comp_is(c, next, "counter"))) {
+		perf_counter_point(c, next, type, config);
+		return;
 	}
 	if (next != c->n) {
 		unknown_shape(c);

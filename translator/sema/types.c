@@ -614,6 +614,39 @@ static void check_format(struct checker *c, struct node *call)
 
 /* --- calls --- */
 
+/* @perf("NAME"): the counter probe perf....counter("NAME"), by its index
+ * among the probes (kept in n->num). */
+static void resolve_counter(struct checker *c, struct node *n)
+{
+	struct node *name = n->list;
+	if (name->kind != N_STR) {
+		check_expr(c, name, T_STRING);
+		if (c->report)
+			diag_error(name->loc, D_UNKNOWN_COUNTER,
+				   "@perf needs a counter's name as a literal string: @perf(\"NAME\")");
+		return;
+	}
+	struct suggest sg;
+	suggest_init(&sg, name->str);
+	const struct ptrvec *probes = &c->s->prog.probes;
+	for (size_t i = 0; i < probes->n; i++) {
+		const struct probe *p = probes->v[i];
+		if (p->kind != PK_PERF_COUNTER)
+			continue;
+		if (!strcmp(p->symbol, name->str)) {
+			n->num = (long long)i;
+			return;
+		}
+		suggest_offer(&sg, p->symbol);
+	}
+	if (!c->report)
+		return;
+	diag_error(name->loc, D_UNKNOWN_COUNTER, "no counter \"%s\" is defined", name->str);
+	if (!suggest_hint(&sg, NULL))
+		diag_hint("define it with a probe such as perf.sw.task_clock.process(\"PATH\").counter(\"%s\") {}",
+			  name->str);
+}
+
 static enum type check_binary(struct checker *c, struct node *n);
 static enum type check_builtin(struct checker *c, struct node *n, enum type want)
 {
@@ -690,6 +723,9 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		}
 		break;
 	}
+	case B_PERF_READ:
+		resolve_counter(c, n);
+		return builtin_result(b);
 	default:
 		break;
 	}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perf.*.process("PATH").counter("NAME") and @perf("NAME"): a counting
+ * perf event for each thread of the processes running PATH (without a
+ * PATH, of the -c or -x target), read by the thread's own probes.
+ *
+ * The events are inherited: a thread or process that a counted one starts
+ * gets a copy from the kernel, counting from its first instruction. A
+ * probe finds the current thread's event in the thread's own perf
+ * context, by the counter probe it names (its overflow context, which
+ * the copies inherit), never through a table of tasks: the scheduler
+ * swaps the contexts of a parent and a child it cloned (inherit_stat
+ * swaps their counts with them, so a thread's event always holds its
+ * own count).
+ *
+ * Creating an event can sleep and the scheduler's tracepoints (tasks.c)
+ * cannot: threads running at start get their events then; a process
+ * that comes to run PATH by exec from one not counted gets them from a
+ * worker a few microseconds on (until then @perf reads 0). Our own
+ * events are released by the worker once they stopped counting (their
+ * thread exited) and no copy is left, the rest at stop (each takes its
+ * copies with it); the kernel frees events after an RCU grace period,
+ * which a probe's read is inside.
+ */
+#include <linux/perf_event.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "compat/compat.h"
+#include "hit.h"
+#include "runtime.h"
+
+/* Events we made (not the kernel's copies). */
+#define RT_OWN_MAX 4096
+static struct perf_event **rt_own;
+static int rt_nown;
+static DEFINE_MUTEX(rt_own_mutex);
+
+/* Threads whose events the worker is to make: a fixed ring. */
+#define RT_PENDING_MAX 512
+struct rt_pending {
+	struct task_struct *task; /* a reference held */
+	u64 progs;
+};
+static struct rt_pending *rt_pending;
+static int rt_pending_head, rt_pending_n;
+static DEFINE_RAW_SPINLOCK(rt_pending_lock);
+
+static atomic64_t rt_counted_lost;
+static bool rt_counters_on;
+
+static void rt_counters_work(struct work_struct *w);
+static DECLARE_WORK(rt_counters_worker, rt_counters_work);
+
+static bool rt_is_counter(const struct rt_probe *p)
+{
+	return p->kind == RT_PERF_COUNTER;
+}
+
+size_t rt_counters_bytes(void)
+{
+	int i;
+
+	for (i = 0; i < rt_script.nprobes; i++)
+		if (rt_is_counter(&rt_script.probes[i]))
+			return RT_OWN_MAX * sizeof(*rt_own) +
+			       RT_PENDING_MAX * sizeof(struct rt_pending);
+	return 0;
+}
+
+/* Never called: counting events have no sample period. The overflow
+ * context it comes with is what marks the events (and their copies) as
+ * counter probe p's. */
+static void rt_counter_overflow(struct perf_event *event, struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+}
+
+/* t's event for counter probe p: ours or the kernel's copy; NULL if none.
+ * Under rcu_read_lock(); t is current or does not run. */
+static struct perf_event *rt_counter_of(struct task_struct *t, const struct rt_probe *p)
+{
+	struct perf_event_context *ctx[2];
+	struct perf_event *e;
+	int n, j;
+
+	n = rt_task_perf_contexts(t, ctx);
+	for (j = 0; j < n; j++) {
+		if (!ctx[j])
+			continue;
+		list_for_each_entry_rcu(e, &ctx[j]->event_list, event_entry)
+			if (READ_ONCE(e->overflow_handler_context) == (void *)p)
+				return e;
+	}
+	return NULL;
+}
+
+/* The event's count now: brought up to date first when it runs on this
+ * CPU (what perf_event_read_local() does, which modules cannot call). */
+static u64 rt_event_count(struct perf_event *e)
+{
+	unsigned long flags;
+	u64 v;
+
+	local_irq_save(flags);
+	if (READ_ONCE(e->oncpu) == smp_processor_id() && READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);
+	v = local64_read(&e->count);
+	local_irq_restore(flags);
+	return v;
+}
+
+rt_long rt_counter_read(struct rt_context *c, int probe)
+{
+	struct perf_event *e;
+	rt_long v = 0;
+
+	(void)c;
+	if (!READ_ONCE(rt_counters_on) || (current->flags & PF_KTHREAD) || probe < 0 ||
+	    probe >= rt_script.nprobes)
+		return 0;
+	rcu_read_lock();
+	e = rt_counter_of(current, &rt_script.probes[probe]);
+	if (e)
+		v = (rt_long)rt_event_count(e);
+	rcu_read_unlock();
+	return v;
+}
+
+/* Does counter probe i count thread t (of processes running progs)? */
+static bool rt_counts(int i, struct task_struct *t, u64 progs)
+{
+	int prog = rt_task_program(i);
+
+	if (prog >= 0)
+		return (progs & (1ULL << prog)) && rt_task_is_target(t);
+	return READ_ONCE(rt_sess.target) && rt_task_is_target(t);
+}
+
+static bool rt_has_counter(struct task_struct *t, int i)
+{
+	bool has;
+
+	rcu_read_lock();
+	has = rt_counter_of(t, &rt_script.probes[i]) != NULL;
+	rcu_read_unlock();
+	return has;
+}
+
+/* Ours, done counting (the thread that held it last has exited: after a
+ * context swap that may not be the one it was made for) and with every
+ * copy gone. */
+static bool rt_own_done(struct perf_event *e)
+{
+	bool alone;
+
+	if (READ_ONCE(e->state) != PERF_EVENT_STATE_EXIT)
+		return false;
+	mutex_lock(&e->child_mutex);
+	alone = list_empty(&e->child_list);
+	mutex_unlock(&e->child_mutex);
+	return alone;
+}
+
+static void rt_own_reap(void)
+{
+	int k = 0;
+
+	lockdep_assert_held(&rt_own_mutex);
+	while (k < rt_nown) {
+		if (!rt_own_done(rt_own[k])) {
+			k++;
+			continue;
+		}
+		perf_event_release_kernel(rt_own[k]);
+		rt_own[k] = rt_own[--rt_nown];
+	}
+}
+
+/* Counter probe i's event for t, made here (process context), unless t
+ * has one (its own, or a copy). */
+static void rt_counter_add(int i, struct task_struct *t)
+{
+	const struct rt_probe *p = &rt_script.probes[i];
+	/* Counting only; copied into the threads and processes t starts,
+	 * with the count following the task when the scheduler swaps the
+	 * contexts of the two. */
+	struct perf_event_attr attr = {
+		.type = (u32)p->perf_type,
+		.size = sizeof(attr),
+		.config = (u64)p->perf_config,
+		.inherit = 1,
+		.inherit_stat = 1,
+	};
+	struct perf_event *e;
+
+	mutex_lock(&rt_own_mutex);
+	if (rt_has_counter(t, i) || (READ_ONCE(t->flags) & PF_EXITING))
+		goto out;
+	if (rt_nown == RT_OWN_MAX)
+		rt_own_reap();
+	if (rt_nown == RT_OWN_MAX) {
+		atomic64_inc(&rt_counted_lost);
+		goto out;
+	}
+	e = perf_event_create_kernel_counter(&attr, -1, t, rt_counter_overflow, (void *)p);
+	if (IS_ERR(e)) {
+		/* -ESRCH: t began to exit meanwhile. */
+		if (PTR_ERR(e) != -ESRCH)
+			atomic64_inc(&rt_counted_lost);
+		goto out;
+	}
+	rt_own[rt_nown++] = e;
+out:
+	mutex_unlock(&rt_own_mutex);
+}
+
+static void rt_counters_add_all(struct task_struct *t, u64 progs)
+{
+	int i;
+
+	for (i = 0; i < rt_script.nprobes; i++)
+		if (rt_is_counter(&rt_script.probes[i]) && rt_counts(i, t, progs))
+			rt_counter_add(i, t);
+}
+
+static void rt_counters_work(struct work_struct *w)
+{
+	struct rt_pending job;
+	unsigned long flags;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&rt_pending_lock, flags);
+		if (!rt_pending_n) {
+			raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
+			break;
+		}
+		job = rt_pending[rt_pending_head];
+		rt_pending_head = (rt_pending_head + 1) % RT_PENDING_MAX;
+		rt_pending_n--;
+		raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
+		if (READ_ONCE(rt_counters_on))
+			rt_counters_add_all(job.task, job.progs);
+		put_task_struct(job.task);
+	}
+	mutex_lock(&rt_own_mutex);
+	rt_own_reap();
+	mutex_unlock(&rt_own_mutex);
+}
+
+/* From the exec tracepoint (tasks.c), which cannot sleep: the current
+ * thread now runs progs, and needs the events of the counters that count
+ * it and that it has no copy of. */
+void rt_counters_exec(u64 progs)
+{
+	struct task_struct *t = current;
+	unsigned long flags;
+	bool queued = false;
+	int i;
+
+	if (!READ_ONCE(rt_counters_on))
+		return;
+	for (i = 0; i < rt_script.nprobes; i++)
+		if (rt_is_counter(&rt_script.probes[i]) && rt_counts(i, t, progs) &&
+		    !rt_has_counter(t, i))
+			break;
+	if (i == rt_script.nprobes)
+		return;
+	raw_spin_lock_irqsave(&rt_pending_lock, flags);
+	if (rt_pending_n < RT_PENDING_MAX) {
+		get_task_struct(t);
+		rt_pending[(rt_pending_head + rt_pending_n) % RT_PENDING_MAX] =
+			(struct rt_pending){ .task = t, .progs = progs };
+		rt_pending_n++;
+		queued = true;
+	}
+	raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
+	if (queued)
+		queue_work(system_highpri_wq, &rt_counters_worker);
+	else
+		atomic64_inc(&rt_counted_lost);
+}
+
+/* A counted thread exits: the worker may release what it kept alive. */
+void rt_counters_exit(void)
+{
+	int i;
+
+	if (!READ_ONCE(rt_counters_on))
+		return;
+	for (i = 0; i < rt_script.nprobes; i++)
+		if (rt_is_counter(&rt_script.probes[i]) && rt_has_counter(current, i)) {
+			schedule_work(&rt_counters_worker);
+			return;
+		}
+}
+
+/* Before the tracepoints: each counter tried once on the starting task,
+ * so that a CPU without it fails the start with a reason. */
+int rt_counters_start(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < rt_script.nprobes; i++) {
+		const struct rt_probe *p = &rt_script.probes[i];
+		struct perf_event_attr attr = {
+			.type = (u32)p->perf_type,
+			.size = sizeof(attr),
+			.config = (u64)p->perf_config,
+		};
+		struct perf_event *e;
+
+		if (!rt_is_counter(p))
+			continue;
+		e = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+		if (IS_ERR(e)) {
+			long rc = PTR_ERR(e);
+
+			rt_message("error", "cannot place probe %s: %s (%ld)", p->pp,
+				   rc == -ENOENT || rc == -EOPNOTSUPP || rc == -EINVAL
+					   ? "this CPU or kernel does not offer that perf counter"
+					   : "the kernel refused the counter",
+				   rc);
+			return (int)rc;
+		}
+		perf_event_release_kernel(e);
+		n++;
+	}
+	if (!n)
+		return 0;
+	rt_own = kvcalloc(RT_OWN_MAX, sizeof(*rt_own), GFP_KERNEL);
+	rt_pending = kvcalloc(RT_PENDING_MAX, sizeof(*rt_pending), GFP_KERNEL);
+	if (!rt_own || !rt_pending) {
+		kvfree(rt_own);
+		kvfree(rt_pending);
+		rt_own = NULL;
+		rt_pending = NULL;
+		return -ENOMEM;
+	}
+	rt_nown = 0;
+	rt_pending_head = rt_pending_n = 0;
+	atomic64_set(&rt_counted_lost, 0);
+	WRITE_ONCE(rt_counters_on, true);
+	return 0;
+}
+
+/* At start, in process context: every thread already running that a
+ * counter covers gets its events now (up to 4096 threads). */
+void rt_counters_initial(u64 (*programs_of)(struct task_struct *))
+{
+	struct task_struct *p, *t, **found;
+	int n = 0, i, max = 4096;
+
+	if (!READ_ONCE(rt_counters_on))
+		return;
+	found = kvcalloc(max, sizeof(*found), GFP_KERNEL);
+	if (!found)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (n == max)
+			break;
+		if (t->flags & (PF_KTHREAD | PF_EXITING))
+			continue;
+		get_task_struct(t);
+		found[n++] = t;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		rt_counters_add_all(found[i], programs_of(found[i]));
+		put_task_struct(found[i]);
+	}
+	kvfree(found);
+}
+
+/* After the tracepoints are gone: every event goes (a probe still
+ * reading a copy is inside the grace period before the kernel frees it). */
+void rt_counters_stop(void)
+{
+	long long lost;
+	int k;
+
+	if (!rt_own)
+		return;
+	WRITE_ONCE(rt_counters_on, false);
+	cancel_work_sync(&rt_counters_worker);
+	/* Requests the worker did not take: their references. */
+	while (rt_pending_n) {
+		put_task_struct(rt_pending[rt_pending_head].task);
+		rt_pending_head = (rt_pending_head + 1) % RT_PENDING_MAX;
+		rt_pending_n--;
+	}
+	mutex_lock(&rt_own_mutex);
+	for (k = 0; k < rt_nown; k++)
+		perf_event_release_kernel(rt_own[k]);
+	rt_nown = 0;
+	mutex_unlock(&rt_own_mutex);
+	lost = atomic64_read(&rt_counted_lost);
+	if (lost)
+		rt_message("warning", "%lld threads were not counted by @perf (more than %d at once, or the kernel refused)",
+			   lost, RT_OWN_MAX);
+	kvfree(rt_own);
+	kvfree(rt_pending);
+	rt_own = NULL;
+	rt_pending = NULL;
+}
