@@ -53,10 +53,23 @@ static int rt_pending_head, rt_pending_n;
 static DEFINE_RAW_SPINLOCK(rt_pending_lock);
 
 static atomic64_t rt_counted_lost;
+static bool rt_initial_truncated; /* more threads at start than looked at */
 static bool rt_counters_on;
 
+/* One work item, always on one workqueue (a work item queued on two
+ * can run twice at once, and cancelling waits for one of them). */
 static void rt_counters_work(struct work_struct *w);
-static DECLARE_WORK(rt_counters_worker, rt_counters_work);
+static DECLARE_DELAYED_WORK(rt_counters_worker, rt_counters_work);
+
+/* Run the worker: now (a thread waits for its events), or a little after
+ * an exit (the kernel marks the thread's events done after the tracepoint). */
+static void rt_counters_kick(unsigned long delay)
+{
+	if (delay)
+		queue_delayed_work(system_highpri_wq, &rt_counters_worker, delay);
+	else
+		mod_delayed_work(system_highpri_wq, &rt_counters_worker, 0);
+}
 
 static bool rt_is_counter(const struct rt_probe *p)
 {
@@ -254,17 +267,16 @@ static void rt_counters_work(struct work_struct *w)
 	mutex_unlock(&rt_own_mutex);
 }
 
-/* From the exec tracepoint (tasks.c), which cannot sleep: the current
- * thread now runs progs, and needs the events of the counters that count
- * it and that it has no copy of. */
-void rt_counters_exec(u64 progs)
+/* From the scheduler's tracepoints (tasks.c), which cannot sleep: t runs
+ * progs, and needs the events of the counters that count it and that it
+ * has no copy of; the worker makes them. */
+static void rt_counters_request(struct task_struct *t, u64 progs)
 {
-	struct task_struct *t = current;
 	unsigned long flags;
 	bool queued = false;
 	int i;
 
-	if (!READ_ONCE(rt_counters_on))
+	if (!READ_ONCE(rt_counters_on) || (t->flags & PF_KTHREAD))
 		return;
 	for (i = 0; i < rt_script.nprobes; i++)
 		if (rt_is_counter(&rt_script.probes[i]) && rt_counts(i, t, progs) &&
@@ -282,9 +294,22 @@ void rt_counters_exec(u64 progs)
 	}
 	raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
 	if (queued)
-		queue_work(system_highpri_wq, &rt_counters_worker);
+		rt_counters_kick(0);
 	else
 		atomic64_inc(&rt_counted_lost);
+}
+
+/* The current thread now runs progs (exec). */
+void rt_counters_exec(u64 progs)
+{
+	rt_counters_request(current, progs);
+}
+
+/* A thread or process starts: it has copies of its parent's events,
+ * unless the parent's were not made yet (just exec'd, or at start). */
+void rt_counters_fork(struct task_struct *child, u64 progs)
+{
+	rt_counters_request(child, progs);
 }
 
 /* A counted thread exits: the worker may release what it kept alive. */
@@ -296,7 +321,7 @@ void rt_counters_exit(void)
 		return;
 	for (i = 0; i < rt_script.nprobes; i++)
 		if (rt_is_counter(&rt_script.probes[i]) && rt_has_counter(current, i)) {
-			schedule_work(&rt_counters_worker);
+			rt_counters_kick(max(1UL, msecs_to_jiffies(20)));
 			return;
 		}
 }
@@ -364,8 +389,10 @@ void rt_counters_initial(u64 (*programs_of)(struct task_struct *))
 		return;
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
-		if (n == max)
+		if (n == max) {
+			rt_initial_truncated = true;
 			break;
+		}
 		if (t->flags & (PF_KTHREAD | PF_EXITING))
 			continue;
 		get_task_struct(t);
@@ -389,7 +416,7 @@ void rt_counters_stop(void)
 	if (!rt_own)
 		return;
 	WRITE_ONCE(rt_counters_on, false);
-	cancel_work_sync(&rt_counters_worker);
+	cancel_delayed_work_sync(&rt_counters_worker);
 	/* Requests the worker did not take: their references. */
 	while (rt_pending_n) {
 		put_task_struct(rt_pending[rt_pending_head].task);
@@ -401,6 +428,9 @@ void rt_counters_stop(void)
 		perf_event_release_kernel(rt_own[k]);
 	rt_nown = 0;
 	mutex_unlock(&rt_own_mutex);
+	if (rt_initial_truncated)
+		rt_message("warning", "more than 4096 threads ran when the script started: @perf counts only those seen first of them");
+	rt_initial_truncated = false;
 	lost = atomic64_read(&rt_counted_lost);
 	if (lost)
 		rt_message("warning", "%lld threads were not counted by @perf (more than %d at once, or the kernel refused)",

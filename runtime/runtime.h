@@ -212,6 +212,7 @@ int rt_task_program(int probe);
 int rt_counters_start(void);
 void rt_counters_initial(u64 (*programs_of)(struct task_struct *));
 void rt_counters_exec(u64 progs);
+void rt_counters_fork(struct task_struct *child, u64 progs);
 void rt_counters_exit(void);
 void rt_counters_stop(void);
 size_t rt_counters_bytes(void);

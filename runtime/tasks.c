@@ -180,6 +180,7 @@ static void rt_on_fork(void *data, struct task_struct *parent, struct task_struc
 
 	if (!thread && progs)
 		rt_tracked_set(task_tgid_nr(child), progs);
+	rt_counters_fork(child, progs);
 	rt_task_hits(thread ? RT_THREAD_BEGIN : RT_PROCESS_BEGIN, child, progs, false);
 }
 
@@ -196,72 +197,97 @@ static void rt_on_exec(void *data, struct task_struct *p, pid_t old_pid, void *b
 }
 
 /*
- * Threads of a dead group (signal->live 0) still passing the exit
- * tracepoint: each has done its part of the count, so two exiting at once
- * (pthread_join returns before the joined thread's tracepoint, and main
- * then exits) can both see 0. The last of them through here ends the
- * process; it knows it is last when every other thread of the group not
- * yet past exit_notify() has been through. A few groups at once, a few
- * threads each; past that, each such thread ends the process (as before).
+ * Does the current thread's exit end its process? signal->live says how
+ * many threads have not yet begun to exit, but the exit tracepoint comes
+ * after the count: two threads exiting at once (pthread_join returns
+ * before the joined thread's tracepoint, and main then exits) can both
+ * see 0. So the threads of a group that others (not yet past
+ * exit_notify()) outlive are noted as they pass, and the process ends
+ * with the one that sees live 0 after all the others passed. Groups of
+ * more than 64 threads, or more than 16 groups exiting at once, fall back
+ * to live alone.
  */
 #define RT_ENDING_GROUPS 16
 #define RT_ENDING_THREADS 16
+#define RT_ENDING_GROUP_MAX 64
 static struct rt_ending {
 	pid_t tgid;
 	int n;
-	pid_t passed[RT_ENDING_THREADS];
+	unsigned long since; /* jiffies: an entry left this long is stale */
+	pid_t passed[RT_ENDING_THREADS + 1];
 } rt_ending[RT_ENDING_GROUPS];
 static DEFINE_RAW_SPINLOCK(rt_ending_lock);
 
-static bool rt_ending_passed(const struct rt_ending *e, pid_t tid)
+static bool rt_pid_in(const pid_t *v, int n, pid_t pid)
 {
 	int i;
 
-	for (i = 0; e && i < e->n; i++)
-		if (e->passed[i] == tid)
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
 			return true;
 	return false;
 }
 
-/* Does the current thread's exit end its process? */
 static bool rt_exit_ends_process(void)
 {
 	struct task_struct *me = current, *t;
-	struct rt_ending *e = NULL, *free = NULL;
+	bool live0 = atomic_read(&me->signal->live) == 0, last = true;
+	pid_t others[RT_ENDING_THREADS];
+	struct rt_ending *e = NULL, *slot = NULL;
 	unsigned long flags;
-	bool others = false;
-	int i;
+	int n = 0, i, k;
 
-	if (atomic_read(&me->signal->live))
-		return false;
-	raw_spin_lock_irqsave(&rt_ending_lock, flags);
-	for (i = 0; i < RT_ENDING_GROUPS && !e; i++) {
-		if (rt_ending[i].tgid == me->tgid)
-			e = &rt_ending[i];
-		else if (!rt_ending[i].tgid && !free)
-			free = &rt_ending[i];
-	}
+	if (get_nr_threads(me) > RT_ENDING_GROUP_MAX)
+		return live0;
+	/* The other threads still before exit_notify(). */
 	rcu_read_lock();
-	for_each_thread(me, t)
-		if (t != me && !READ_ONCE(t->exit_state) && !rt_ending_passed(e, t->pid))
-			others = true;
+	for_each_thread(me, t) {
+		if (t == me || READ_ONCE(t->exit_state))
+			continue;
+		if (n == RT_ENDING_THREADS) {
+			rcu_read_unlock();
+			return live0;
+		}
+		others[n++] = t->pid;
+	}
 	rcu_read_unlock();
-	if (!others) {
+	raw_spin_lock_irqsave(&rt_ending_lock, flags);
+	for (i = 0; i < RT_ENDING_GROUPS; i++) {
+		struct rt_ending *x = &rt_ending[i];
+
+		if (x->tgid == me->tgid)
+			e = x;
+		else if (!slot && (!x->tgid || time_after(jiffies, x->since + 10 * HZ)))
+			slot = x;
+	}
+	if (e) {
+		/* Forget those past exit_notify() now. */
+		for (i = k = 0; i < e->n; i++)
+			if (rt_pid_in(others, n, e->passed[i]))
+				e->passed[k++] = e->passed[i];
+		e->n = k;
+	}
+	for (i = 0; i < n && last; i++)
+		last = e && rt_pid_in(e->passed, e->n, others[i]);
+	if (!n || (last && live0)) {
 		if (e)
 			e->tgid = 0;
-	} else {
-		if (!e && free) {
-			e = free;
-			e->tgid = me->tgid;
-			e->n = 0;
-		}
-		if (e && e->n < RT_ENDING_THREADS)
-			e->passed[e->n++] = me->pid;
-		else
-			others = false;
+		raw_spin_unlock_irqrestore(&rt_ending_lock, flags);
+		return live0;
 	}
+	if (!e && slot) {
+		e = slot;
+		e->tgid = me->tgid;
+		e->n = 0;
+	}
+	if (!e) {
+		raw_spin_unlock_irqrestore(&rt_ending_lock, flags);
+		return live0;
+	}
+	e->since = jiffies;
+	e->passed[e->n++] = me->pid;
 	raw_spin_unlock_irqrestore(&rt_ending_lock, flags);
-	return !others;
+	return false;
 }
 
 static void rt_on_exit(void *data, struct task_struct *p)
@@ -363,6 +389,7 @@ int rt_tasks_start(void)
 			goto fail;
 		}
 	}
+	memset(rt_ending, 0, sizeof(rt_ending));
 	rc = rt_counters_start();
 	if (rc)
 		goto fail;

@@ -45,6 +45,7 @@ struct sr_options {
 	pid_t target;		/* -x, or the -c child */
 	const char *module;	/* the .ko path */
 	int background;		/* -D: in the background once the script runs */
+	const char *attach;	/* -A NAME: show a background script's output */
 };
 
 static struct sr_options opt;
@@ -58,6 +59,9 @@ static int sr_child_status = -1;	/* how the -c command ended (wait status); -1: 
 static int sr_guardian = -1;	/* the pipe to the guardian (guardian.c) */
 static volatile sig_atomic_t sr_switch_asked;	/* SIGUSR2: switch_file() */
 static int sr_started_fd = -1;	/* -D: tells the foreground staprun the script started */
+static pid_t sr_keeper = -1;
+static char sr_name[SR_NAME_MAX + 1];	/* the module's, for messages */	/* -D without -o: the process keeping the output (recorder.c) */
+#define SR_RECORDER_DEFAULT (1ULL << 20)
 
 static void sr_msg(const char *kind, const char *fmt, va_list ap)
 {
@@ -126,6 +130,7 @@ static void sr_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: staprun [-v] [-o FILE] [-c CMD | -x PID] [--guru-ignore-build-id] MODULE.ko\n"
+		"       staprun -A NAME\n"
 		"Load a Tapline module built by stap, relay its output, and unload it.\n"
 		"\n"
 		"  -o FILE   write the script's output to FILE instead of standard output\n"
@@ -135,8 +140,12 @@ static void sr_usage(FILE *f)
 		"  -c CMD    run CMD (with /bin/sh -c) as the target process; it starts once\n"
 		"            the script has started, and the script stops when it exits\n"
 		"  -x PID    the target process id (what the script's target() returns)\n"
-		"  -D        with -o: once the script has started, go on in the background\n"
-		"            (stap -F); SIGTERM or SIGINT stops the script and unloads it\n"
+		"  -D        once the script has started, go on in the background (stap -F);\n"
+		"            SIGTERM or SIGINT stops the script and unloads it. Without -o,\n"
+		"            the last megabyte of output (-S SIZE: megabytes) is kept in\n"
+		"            memory, for -A\n"
+		"  -A NAME   show the output a -D script without -o kept, then what comes;\n"
+		"            Ctrl-C stops the script (NAME: its module's name)\n"
 		"  -v        say each step on standard error\n"
 		"  --guru-ignore-build-id\n"
 		"            load the module even if it was built for another kernel build-id\n"
@@ -161,7 +170,7 @@ static void sr_parse_options(int argc, char **argv)
 	int c;
 
 	opterr = 0;	/* our own messages, with our prefix */
-	while ((c = getopt_long(argc, argv, "+:vDo:S:c:x:hV", longopts,
+	while ((c = getopt_long(argc, argv, "+:vDo:S:c:x:A:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -172,6 +181,9 @@ static void sr_parse_options(int argc, char **argv)
 			break;
 		case 'o':
 			opt.outfile = optarg;
+			break;
+		case 'A':
+			opt.attach = optarg;
 			break;
 		case 'S': {
 			long mb = strtol(optarg, &end, 10), keep = 0;
@@ -223,12 +235,25 @@ static void sr_parse_options(int argc, char **argv)
 			exit(1);
 		}
 	}
-	if (opt.background && !opt.outfile) {
-		sr_error("-D runs the script in the background: it needs -o FILE for the output");
-		exit(1);
+	if (opt.attach) {
+		/* The name of a module, or a module file: its name. */
+		const char *base = strrchr(opt.attach, '/');
+		size_t len;
+
+		base = base ? base + 1 : opt.attach;
+		len = strlen(base);
+		if (len > 3 && !strcmp(base + len - 3, ".ko"))
+			len -= 3;
+		if (!len || len > SR_NAME_MAX || optind < argc || opt.outfile || opt.cmd ||
+		    opt.target || opt.background) {
+			sr_error("-A takes a module's name and nothing else");
+			exit(1);
+		}
+		opt.attach = strndup(base, len);
+		return;
 	}
-	if (opt.switch_bytes && !opt.outfile) {
-		sr_error("-S switches between output files: it needs -o FILE");
+	if (opt.switch_bytes && !opt.outfile && !opt.background) {
+		sr_error("-S switches between output files: it needs -o FILE (or, with -D, sizes the output kept in memory)");
 		exit(1);
 	}
 	if (opt.cmd && opt.target) {
@@ -978,8 +1003,13 @@ static void sr_background(void)
 	}
 	close(p[1]);
 	if (read(p[0], &c, 1) == 1) {
-		printf("staprun: the script runs in the background as process %d, its output in %s; `kill %d` stops it\n",
-		       (int)pid, opt.outfile, (int)pid);
+		if (opt.outfile)
+			printf("staprun: the script runs in the background as process %d, its output in %s; `kill %d` stops it\n",
+			       (int)pid, opt.outfile, (int)pid);
+		else
+			printf("staprun: the script runs in the background as process %d, its last %llu MiB of output kept in memory; `staprun -A %s` shows it, `kill %d` stops it\n",
+			       (int)pid, (opt.switch_bytes ? opt.switch_bytes : SR_RECORDER_DEFAULT) >> 20,
+			       sr_name, (int)pid);
 		exit(0);
 	}
 	int status;
@@ -1018,7 +1048,7 @@ static void sr_background_started(int dst_fd)
 static int sr_run(const char *name, int dst_fd)
 {
 	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .dst_fd = dst_fd, .system = sr_system,
-				  .write = opt.switch_bytes ? sr_write_switching : NULL };
+				  .write = opt.outfile && opt.switch_bytes ? sr_write_switching : NULL };
 	char outpath[128], cmdpath[128], err[SR_ERR_MAX], cmd[32];
 	struct sr_status st;
 	enum sr_relay_end end;
@@ -1202,6 +1232,8 @@ int main(int argc, char **argv)
 	sr_parse_options(argc, argv);
 	if (sr_check_privilege())
 		return 1;
+	if (opt.attach)
+		return sr_attach(opt.attach);
 	if (sr_check_module(&mod, name))
 		return 1;
 	rc = sr_check_build_id(&mod.mi);
@@ -1217,8 +1249,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	snprintf(sr_name, sizeof(sr_name), "%s", name);
 	if (opt.background)
 		sr_background();
+	if (opt.background && !opt.outfile) {
+		dst_fd = sr_recorder_start(name, opt.switch_bytes ? opt.switch_bytes : SR_RECORDER_DEFAULT,
+					   &sr_keeper);
+		if (dst_fd < 0) {
+			sr_error("cannot keep the output in memory (%s): %s", "/run/tapline",
+				 strerror(errno));
+			return 1;
+		}
+	}
 	/* Before the load, so that Ctrl-C during it still unloads. */
 	sr_install_signals();
 	sr_unload_orphan(name);
@@ -1234,6 +1276,8 @@ int main(int argc, char **argv)
 	if (sr_unload(name))
 		rc = 1;
 	sr_guardian_done(sr_guardian);
+	if (sr_keeper > 0)
+		sr_recorder_done(name, dst_fd, sr_keeper);
 	if (opt.outfile && close(opt.switch_bytes ? sr_out_fd : dst_fd) < 0) {
 		sr_error("writing the output to %s: %s", opt.outfile,
 			 strerror(errno));

@@ -15,6 +15,7 @@
 #define TAPLINE_STAPRUN_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "sha256.h"
@@ -243,5 +244,14 @@ void sr_guardian_child(int fd, int pid);
 void sr_guardian_reaped(int fd);
 /* staprun is ending normally, having unloaded the module itself. */
 void sr_guardian_done(int fd);
+
+/* recorder.c: -D without -o, the output kept in memory; -A to see it. */
+/* The fd the output goes to, a keeper process (*keeper) holding the
+ * last size bytes; -1 with errno. */
+int sr_recorder_start(const char *name, size_t size, pid_t *keeper);
+/* Close fd, wait for the keeper, remove the socket. */
+void sr_recorder_done(const char *name, int fd, pid_t keeper);
+/* staprun -A NAME: the exit status. */
+int sr_attach(const char *name);
 
 #endif /* TAPLINE_STAPRUN_H */

@@ -45,8 +45,10 @@ static void usage(FILE *f)
 		"  -o FILE       write the script's output to FILE\n"
 		"  -S SIZE[,N]   with -o: write FILE.0, FILE.1, ... of SIZE megabytes each,\n"
 		"                keeping the last N (switch_file() moves on to the next)\n"
-		"  -F            with -o: once the script has started, run it in the background\n"
-		"                (flight recorder); stap exits, `kill PID` stops the script\n"
+		"  -F            once the script has started, run it in the background (flight\n"
+		"                recorder); stap exits, `kill PID` stops the script. Without -o,\n"
+		"                the last megabyte of output (-S SIZE: megabytes) is kept in\n"
+		"                memory: `staprun -A NAME` shows it, and Ctrl-C there stops it\n"
 		"  -c CMD        run CMD while the script runs; the script stops when it exits;\n"
 		"                target() is its process id\n"
 		"  -x PID        target() returns PID\n"
@@ -463,13 +465,9 @@ void options_parse(struct session *s, int argc, char **argv)
 	s->nscript_args = argc - optind;
 	if (s->target_cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
-	if (s->output_switch && !s->output_file)
-		fatal("-S switches between output files: it needs -o FILE");
-	/* SystemTap's -F without -o keeps the output in a kernel buffer that
-	 * staprun -A attaches to later; Tapline keeps none. */
-	if (s->background && !s->output_file)
-		fatal("-F runs the script in the background: give -o FILE for its output "
-		      "(Tapline keeps no in-kernel buffer to attach to later)");
+	if (s->output_switch && !s->output_file && !s->background)
+		fatal("-S switches between output files: it needs -o FILE (or, with -F, sizes "
+		      "the output kept in memory)");
 	if (s->background && s->vm)
 		fatal("-F runs the script in the background, and a --vm guest ends with stap: "
 		      "drop one of them");

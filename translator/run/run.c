@@ -35,13 +35,14 @@ static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_
 	if (s->output_file && !for_vm) {
 		add_arg(argv, "-o");
 		add_arg(argv, s->output_file);
-		if (s->output_switch) {
-			add_arg(argv, "-S");
-			add_arg(argv, s->output_switch);
-		}
-		if (s->background)
-			add_arg(argv, "-D");
 	}
+	/* -S: the output files' size, or (-F without -o) the memory kept. */
+	if (s->output_switch && (s->output_file || s->background) && !for_vm) {
+		add_arg(argv, "-S");
+		add_arg(argv, s->output_switch);
+	}
+	if (s->background && !for_vm)
+		add_arg(argv, "-D");
 	if (s->target_cmd) {
 		add_arg(argv, "-c");
 		add_arg(argv, s->target_cmd);
