@@ -196,21 +196,25 @@ static void rt_own_reap(void)
 	}
 }
 
+/* Counter probe p's event: counting only; copied into the threads and
+ * processes its thread starts, with the count following the task when the
+ * scheduler swaps the contexts of the two. */
+static void rt_counter_attr(const struct rt_probe *p, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = (u32)p->perf_type;
+	attr->size = sizeof(*attr);
+	attr->config = (u64)p->perf_config;
+	attr->inherit = 1;
+	attr->inherit_stat = 1;
+}
+
 /* Counter probe i's event for t, made here (process context), unless t
  * has one (its own, or a copy). */
 static void rt_counter_add(int i, struct task_struct *t)
 {
 	const struct rt_probe *p = &rt_script.probes[i];
-	/* Counting only; copied into the threads and processes t starts,
-	 * with the count following the task when the scheduler swaps the
-	 * contexts of the two. */
-	struct perf_event_attr attr = {
-		.type = (u32)p->perf_type,
-		.size = sizeof(attr),
-		.config = (u64)p->perf_config,
-		.inherit = 1,
-		.inherit_stat = 1,
-	};
+	struct perf_event_attr attr;
 	struct perf_event *e;
 
 	mutex_lock(&rt_own_mutex);
@@ -222,6 +226,7 @@ static void rt_counter_add(int i, struct task_struct *t)
 		atomic64_inc(&rt_counted_lost);
 		goto out;
 	}
+	rt_counter_attr(p, &attr);
 	e = perf_event_create_kernel_counter(&attr, -1, t, rt_counter_overflow, (void *)p);
 	if (IS_ERR(e)) {
 		/* -ESRCH: t began to exit meanwhile. */
@@ -334,15 +339,12 @@ int rt_counters_start(void)
 
 	for (i = 0; i < rt_script.nprobes; i++) {
 		const struct rt_probe *p = &rt_script.probes[i];
-		struct perf_event_attr attr = {
-			.type = (u32)p->perf_type,
-			.size = sizeof(attr),
-			.config = (u64)p->perf_config,
-		};
+		struct perf_event_attr attr;
 		struct perf_event *e;
 
 		if (!rt_is_counter(p))
 			continue;
+		rt_counter_attr(p, &attr);
 		e = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
 		if (IS_ERR(e)) {
 			long rc = PTR_ERR(e);

@@ -59,8 +59,7 @@ static int sr_child_status = -1;	/* how the -c command ended (wait status); -1: 
 static int sr_guardian = -1;	/* the pipe to the guardian (guardian.c) */
 static volatile sig_atomic_t sr_switch_asked;	/* SIGUSR2: switch_file() */
 static int sr_started_fd = -1;	/* -D: tells the foreground staprun the script started */
-static pid_t sr_keeper = -1;
-static char sr_name[SR_NAME_MAX + 1];	/* the module's, for messages */	/* -D without -o: the process keeping the output (recorder.c) */
+static pid_t sr_keeper = -1;	/* -D without -o: the process keeping the output (recorder.c) */
 #define SR_RECORDER_DEFAULT (1ULL << 20)
 
 static void sr_msg(const char *kind, const char *fmt, va_list ap)
@@ -985,7 +984,7 @@ static void sr_stop_input(pid_t pid)
  * runs and exits 0; if it never starts, the foreground exits as the
  * background one did, its errors already on the terminal.
  */
-static void sr_background(void)
+static void sr_background(const char *name)
 {
 	int p[2];
 	pid_t pid;
@@ -1009,7 +1008,7 @@ static void sr_background(void)
 		else
 			printf("staprun: the script runs in the background as process %d, its last %llu MiB of output kept in memory; `staprun -A %s` shows it, `kill %d` stops it\n",
 			       (int)pid, (opt.switch_bytes ? opt.switch_bytes : SR_RECORDER_DEFAULT) >> 20,
-			       sr_name, (int)pid);
+			       name, (int)pid);
 		exit(0);
 	}
 	int status;
@@ -1249,9 +1248,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	snprintf(sr_name, sizeof(sr_name), "%s", name);
 	if (opt.background)
-		sr_background();
+		sr_background(name);
 	if (opt.background && !opt.outfile) {
 		dst_fd = sr_recorder_start(name, opt.switch_bytes ? opt.switch_bytes : SR_RECORDER_DEFAULT,
 					   &sr_keeper);
