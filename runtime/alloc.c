@@ -41,6 +41,7 @@ static size_t rt_cpu_bytes(void)
 		n = size_add(n, RT_RE_SCRATCH(rt_script.regex_prog));
 	if (rt_script.timing)
 		n = size_add(n, size_mul(rt_script.nprobes, sizeof(struct rt_timing)));
+	n = size_add(n, rt_script.maxustack);
 	for (i = 0; i < rt_script.nstats; i++)
 		n = size_add(n, rt_stat_size(&rt_script.stats[i]));
 	return n;
@@ -61,7 +62,7 @@ static size_t rt_maps_bytes(void)
 int rt_memory_check(void)
 {
 	size_t maps = rt_maps_bytes(), cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
-	size_t out = rt_transport_bytes(), probes = rt_probes_bytes();
+	size_t out = size_add(rt_transport_bytes(), rt_ustack_bytes()), probes = rt_probes_bytes();
 	size_t total = size_add(size_add(maps, cpus), size_add(out, probes));
 	unsigned long long limit, avail = (unsigned long long)si_mem_available() << PAGE_SHIFT;
 	bool given = rt_script.maxmemory_kb > 0;

@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 17
+#define RT_API_VERSION 18
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -162,6 +162,8 @@ struct rt_script {
 	rt_long maxbacktrace;    /* frames a backtrace shows */
 	int suppress_errors;     /* --suppress-handler-errors: a failed hit is only counted */
 	int timing;              /* -t: each probe's hits and time, reported at the end */
+	rt_size maxustack;       /* user stack bytes a sample copies; 0: no user stacks */
+	int ustack_keys;         /* user-stack strings may key arrays: fold them by staprun's aliases */
 };
 
 extern const struct rt_script rt_script;
@@ -427,6 +429,19 @@ void rt_print_backtrace(struct rt_context *c);
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size);
 /* Each address of a backtrace() string, symbolized, one line each. */
 void rt_print_stack(struct rt_context *c, const char *addrs);
+/*
+ * User stacks (ustack.c): each takes a sample of the current task's user
+ * stack (0 frames outside user context) and gives a token staprun turns
+ * into the unwound frames where it is printed (doc/ustack.md).
+ */
+void rt_ubacktrace(struct rt_context *c, char *buf, rt_size size);
+void rt_ucallers(struct rt_context *c, char *buf, rt_size size, rt_long n);
+void rt_sprint_ubacktrace(struct rt_context *c, char *buf, rt_size size);
+void rt_print_ubacktrace(struct rt_context *c);
+/* A ubacktrace() string printed, or given, in another form. */
+void rt_print_ustack(struct rt_context *c, const char *stk);
+void rt_sprint_ustack(struct rt_context *c, char *buf, rt_size size, const char *stk);
+void rt_sprint_ustack_folded(struct rt_context *c, char *buf, rt_size size, const char *stk);
 
 /* The same for user-space addresses of the current process, in the files
  * the script probes (uprobes.c); umodname: the file mapped there. */

@@ -47,6 +47,7 @@ struct rt_table {
 	s32 oldest, newest;
 	u32 seq;
 	int dirty;         /* statistics: changed since the last merge */
+	u32 fold_gen;      /* user-stack aliases it was last folded by */
 };
 
 struct rt_map {
@@ -55,6 +56,7 @@ struct rt_map {
 	u32 seed;
 	struct rt_table *table;  /* the array; for statistics, the merged copy */
 	struct rt_table **cpu;   /* statistics: each CPU's own table */
+	bool fold;               /* string keys in a script that keys by user stacks */
 };
 
 /* A sorted foreach's snapshot: the entry, and the value it sorts by. */
@@ -275,13 +277,21 @@ static __always_inline struct rt_entry *rt_lookup(const struct rt_map *m, const 
 	return NULL;
 }
 
-static void rt_unlink(const struct rt_map *m, struct rt_table *t, struct rt_entry *e)
+/* Take e out of its hash chain only. */
+static void rt_unchain(const struct rt_map *m, struct rt_table *t, struct rt_entry *e)
 {
 	s32 idx = rt_entry_index(m, t, e), *link = &t->heads[e->hash & t->mask];
 
 	while (*link != idx)
 		link = &rt_entry_at(m, t, *link)->next;
 	*link = e->next;
+}
+
+static void rt_unlink(const struct rt_map *m, struct rt_table *t, struct rt_entry *e)
+{
+	s32 idx = rt_entry_index(m, t, e);
+
+	rt_unchain(m, t, e);
 	if (e->older >= 0)
 		rt_entry_at(m, t, e->older)->newer = e->newer;
 	else
@@ -354,19 +364,116 @@ static struct rt_entry *rt_insert(const struct rt_map *m, struct rt_table *t,
 	return e;
 }
 
+/*
+ * User stacks as keys (ustack.c): an entry whose key names a sample that
+ * staprun found equal to an earlier one is renamed to that one, and merged
+ * into the entry already there: statistics combine, numbers add, a string
+ * keeps the newer value. Done by whoever changes the table, under the lock
+ * that change holds (a CPU's own table of statistics is read by other CPUs
+ * meanwhile: their reads may count a merged entry once more, or miss it,
+ * until the next one).
+ */
+static void rt_merge_value(const struct rt_map *m, struct rt_entry *into, struct rt_entry *e)
+{
+	switch (m->d->value_kind) {
+	case RT_STATS:
+		rt_stat_merge(&m->d->stat, rt_value(m, into), rt_value(m, e));
+		break;
+	case RT_STRING:
+		if (e->seq > into->seq)
+			strscpy(rt_value(m, into), rt_value(m, e), m->maxstr);
+		break;
+	default:
+		*(s64 *)rt_value(m, into) += *(s64 *)rt_value(m, e);
+		break;
+	}
+}
+
+static noinline void rt_table_fold(const struct rt_map *m, struct rt_table *t, bool force)
+{
+	u32 gen = rt_ustack_alias_gen();
+	s32 i;
+
+	if (!force && t->fold_gen == gen)
+		return;
+	for (i = t->oldest; i >= 0;) {
+		struct rt_entry *e = rt_entry_at(m, t, i), *into;
+		struct rt_key k[9];
+		bool any = false;
+		int j;
+		u32 h;
+
+		i = e->newer;
+		for (j = 0; j < m->d->nkeys && !any; j++)
+			if (m->d->key_kinds[j] == RT_STRING)
+				any = rt_ustack_fold_key(rt_key_str(m, e, j), m->maxstr, false);
+		if (!any)
+			continue;
+		rt_unchain(m, t, e);
+		for (j = 0; j < m->d->nkeys; j++) {
+			if (m->d->key_kinds[j] == RT_STRING)
+				rt_ustack_fold_key(rt_key_str(m, e, j), m->maxstr, true);
+			k[j].s = rt_key_str(m, e, j);
+			k[j].n = *rt_key_long(m, e, j);
+		}
+		h = rt_hash(m, k);
+		into = rt_lookup(m, t, k, h);
+		if (into) {
+			rt_merge_value(m, into, e);
+			/* Back in a chain for a moment: rt_unlink takes it out with the rest. */
+			e->next = t->heads[e->hash & t->mask];
+			t->heads[e->hash & t->mask] = rt_entry_index(m, t, e);
+			rt_unlink(m, t, e);
+		} else {
+			e->hash = h;
+			e->next = t->heads[h & t->mask];
+			t->heads[h & t->mask] = rt_entry_index(m, t, e);
+		}
+		t->dirty = 1;
+	}
+	t->fold_gen = gen;
+}
+
 static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, struct rt_map *m,
 					  struct rt_table *t, const struct rt_key *k,
 					  const char *loc)
 {
-	u32 h = rt_hash(m, k);
-	struct rt_entry *e = rt_lookup(m, t, k, h);
+	u32 h;
+	struct rt_entry *e;
 
+	if (unlikely(m->fold))
+		rt_table_fold(m, t, false);
+	h = rt_hash(m, k);
+	e = rt_lookup(m, t, k, h);
 	if (e)
 		return e;
 	e = rt_insert(m, t, k, h);
+	if (!e && unlikely(m->fold)) {
+		/* Full: maybe of samples whose stacks are known by now. */
+		rt_table_fold(m, t, true);
+		e = rt_lookup(m, t, k, h);
+		if (!e)
+			e = rt_insert(m, t, k, h);
+	}
 	if (!e)
 		rt_map_full(c, m, loc);
 	return e;
+}
+
+void rt_maps_fold_all(void)
+{
+	int i, cpu;
+
+	for (i = 0; rt_maps && i < rt_script.nmaps; i++) {
+		struct rt_map *m = rt_maps[i];
+
+		if (!m || !m->fold)
+			continue;
+		rt_table_fold(m, m->table, true);
+		if (m->cpu)
+			for_each_possible_cpu(cpu)
+				rt_table_fold(m, m->cpu[cpu], true);
+	}
 }
 
 
@@ -422,6 +529,8 @@ struct rt_map *rt_map_new(const struct rt_map_desc *d)
 	m->maxstr = rt_script.maxstringlen;
 	m->esize = rt_map_layout(d, m->koff, &m->voff);
 	m->seed = get_random_u32();
+	for (cpu = 0; cpu < d->nkeys; cpu++)
+		m->fold |= rt_script.ustack_keys && d->key_kinds[cpu] == RT_STRING;
 	m->table = rt_table_new(m);
 	if (!m->table)
 		goto fail;
@@ -798,6 +907,13 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 	it->mark = c->iter_top;
 	it->slice = slice;
 	it->star = slice ? star : -1;
+	if (m->cpu && m->fold) {
+		/* The exclusive lock is held: every CPU's table may be folded. */
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			rt_table_fold(m, m->cpu[cpu], false);
+	}
 	if (m->cpu && !rt_map_merge(c, m, loc))
 		return;
 	if (dir == 0) {

@@ -57,6 +57,7 @@ struct rt_cpu {
 	char *tok_str;                /* what tokenize() goes on with */
 	size_t tok_pos;
 	char sym[RT_SYM_LEN];         /* a symbol being named (stack.c) */
+	char *ustack;                 /* a user stack being copied (ustack.c), MAXUSTACK bytes */
 	/* When the hit began, in cycles of rt_cycles(); the statement budget
 	 * beyond the current window (c->actions), valid for the hit that
 	 * began at reserve_of (rt_actions_reserve). */
@@ -240,6 +241,23 @@ int rt_memory_check(void);
 size_t rt_stat_scratch_bytes(void);
 /* The reader closed `out`: unless `stop` was written, stop alone. */
 void rt_ctl_orphan(void);
+/* `quiesce`: the probes stop, the end probes wait for `stop`. */
+int rt_ctl_quiesce(void);
+void rt_fold_if_quiesced(void);
+/* maps.c: every array with string keys folded by the user-stack aliases
+ * (no probe may run). */
+void rt_maps_fold_all(void);
+
+/* ustack.c: the aliases staprun sends for user stacks kept as array keys */
+size_t rt_ustack_bytes(void);
+int rt_ustack_alloc(void);
+void rt_ustack_free(void);
+ssize_t rt_ustack_write(const char __user *ubuf, size_t count);
+/* Bumped by every batch of aliases: arrays fold again when it changed. */
+u32 rt_ustack_alias_gen(void);
+/* Rewrite the tokens in a key to their stack's first sample (change false:
+ * only say whether any would change). */
+bool rt_ustack_fold_key(char *s, size_t max, bool change);
 
 /* transport.c */
 /* The /proc files, at load; the buffers, at start (bytes: rt_transport_bytes). */
@@ -251,6 +269,8 @@ void rt_transport_exit(void);
 void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len);
 /* Move this hit's staged output into the CPU's buffer as one record. */
 void rt_out_commit(struct rt_cpu *cpu);
+bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b, size_t blen);
+void rt_out_write_whole(struct rt_cpu *cpu, const char *data, size_t len);
 /* Readers of `out` notice new data or a state change. */
 void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */

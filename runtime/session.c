@@ -506,6 +506,7 @@ static void rt_free_cpus(void)
 		rt_free_big(cpu->timing);
 		kfree(cpu->re_subject);
 		kfree(cpu->tok_str);
+		rt_free_big(cpu->ustack);
 	}
 	free_percpu(rt_sess.cpus);
 	rt_sess.cpus = NULL;
@@ -554,6 +555,11 @@ static int rt_alloc_cpus(void)
 		if (rt_script.regex_prog) {
 			cpu->re_scratch = rt_alloc_big(RT_RE_SCRATCH(rt_script.regex_prog));
 			if (!cpu->re_scratch)
+				return -ENOMEM;
+		}
+		if (rt_script.maxustack) {
+			cpu->ustack = rt_alloc_big(rt_script.maxustack);
+			if (!cpu->ustack)
 				return -ENOMEM;
 		}
 		if (rt_script.timing) {
@@ -608,7 +614,7 @@ static int rt_alloc_data(void)
 }
 
 static DEFINE_MUTEX(rt_ctl_mutex);
-static bool rt_started, rt_stopped, rt_allocated;
+static bool rt_started, rt_stopped, rt_allocated, rt_probes_stopped;
 
 /* Everything the script needs, once its total is known to be bearable. */
 static int rt_alloc_all(void)
@@ -621,6 +627,8 @@ static int rt_alloc_all(void)
 		rc = rt_alloc_data();
 	if (!rc)
 		rc = rt_transport_alloc();
+	if (!rc)
+		rc = rt_ustack_alloc();
 	if (rc == -ENOMEM && atomic_read(&rt_first_error_state) == 0)
 		rt_message("error", "not enough kernel memory to start the script");
 	return rc;
@@ -671,7 +679,9 @@ int rt_ctl_stop(void)
 		rt_stopped = true;
 		rt_request_stop(0);
 		if (rt_started && rt_allocated) {
-			rt_probes_stop();
+			if (!rt_probes_stopped)
+				rt_probes_stop();
+			rt_probes_stopped = true;
 			atomic_set(&rt_sess.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
 			rt_probes_run_all(rt_sess.failed ? RT_ERROR : RT_END);
@@ -681,6 +691,34 @@ int rt_ctl_stop(void)
 	rt_wake_readers();
 	mutex_unlock(&rt_ctl_mutex);
 	return 0;
+}
+
+/*
+ * The probes stop, and the end probes wait for `stop`: staprun first
+ * unwinds the last user stacks and sends their aliases, so that the end
+ * probes walk arrays folded by stack.
+ */
+int rt_ctl_quiesce(void)
+{
+	mutex_lock(&rt_ctl_mutex);
+	if (rt_started && rt_allocated && !rt_stopped && !rt_probes_stopped) {
+		rt_request_stop(0);
+		rt_probes_stop();
+		rt_probes_stopped = true;
+		atomic_set(&rt_sess.state, RT_STOPPING);
+	}
+	rt_wake_readers();
+	mutex_unlock(&rt_ctl_mutex);
+	return 0;
+}
+
+/* After `quiesce` and before `stop`, no probe runs: fold every array. */
+void rt_fold_if_quiesced(void)
+{
+	mutex_lock(&rt_ctl_mutex);
+	if (rt_probes_stopped && !rt_stopped && rt_allocated)
+		rt_maps_fold_all();
+	mutex_unlock(&rt_ctl_mutex);
 }
 
 /*
@@ -738,6 +776,7 @@ static void __exit rt_cleanup(void)
 	/* staprun was killed, or someone ran rmmod: stop cleanly anyway. */
 	rt_ctl_stop();
 	rt_transport_exit();
+	rt_ustack_free();
 	rt_free_data();
 	rt_free_cpus();
 }

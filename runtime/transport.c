@@ -186,6 +186,48 @@ void rt_out_commit(struct rt_cpu *cpu)
 	cpu->out_len = 0;
 }
 
+/*
+ * A record of its own from two parts (a user-stack record: its header and
+ * its payload), after what the hit staged so far, never split; false when
+ * it was dropped (counted). Not in process context, whose list takes
+ * chunks that other records may come between.
+ */
+bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct rt_ring *r;
+	struct rt_record rec;
+	size_t need, head, tail;
+
+	if (cpu->process_context)
+		return false;
+	rt_out_commit(cpu);
+	r = this_cpu_ptr(rt_rings);
+	need = rt_record_space(alen + blen);
+	head = r->head;
+	tail = smp_load_acquire(&r->tail);
+	if (head - tail + need > r->size) {
+		r->dropped_records++;
+		r->dropped_bytes += alen + blen;
+		return false;
+	}
+	rec.seq = atomic64_inc_return(&rt_seq);
+	rec.len = alen + blen;
+	rec.unused = 0;
+	rt_ring_copy_in(r, head, &rec, sizeof(rec));
+	rt_ring_copy_in(r, head + sizeof(rec), a, alen);
+	rt_ring_copy_in(r, head + sizeof(rec) + alen, b, blen);
+	smp_store_release(&r->head, head + need);
+	return true;
+}
+
+/* Text that must reach the reader in one piece (a user-stack token). */
+void rt_out_write_whole(struct rt_cpu *cpu, const char *data, size_t len)
+{
+	if (cpu->out_len + len > RT_STAGING_SIZE && !cpu->process_context)
+		rt_out_commit(cpu);
+	rt_out_write(cpu, data, len);
+}
+
 void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len)
 {
 	while (len) {
@@ -565,6 +607,8 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 	}
 	else if (!strcmp(cmd, "stop"))
 		rc = rt_ctl_stop();
+	else if (!strcmp(cmd, "quiesce"))
+		rc = rt_ctl_quiesce();
 	else if (!strcmp(cmd, "orphan"))
 		rt_ctl_orphan();
 	else if (sscanf(cmd, "target %d %d", &pid, &children) >= 1)
@@ -574,10 +618,17 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 	return rc ? rc : count;
 }
 
+static ssize_t rt_ustack_write_op(struct file *file, const char __user *ubuf, size_t count,
+				  loff_t *ppos)
+{
+	return rt_ustack_write(ubuf, count);
+}
+
 /* `out` is opened non-seekable, so it needs no llseek. */
 RT_PROC_OPS(rt_out_ops, rt_out_open, rt_out_read, NULL, NULL, rt_out_release, rt_out_poll);
 RT_PROC_OPS(rt_ctl_ops, rt_ctl_open, seq_read, rt_ctl_write, seq_lseek, single_release, NULL);
 RT_PROC_OPS(rt_cmd_ops, rt_cmd_open, rt_cmd_read, NULL, NULL, NULL, NULL);
+RT_PROC_OPS(rt_ustack_ops, rt_cmd_open, NULL, rt_ustack_write_op, NULL, NULL, NULL);
 
 void rt_wake_readers(void)
 {
@@ -616,6 +667,14 @@ int rt_transport_init(const char *module_name)
 	cmd = proc_create("cmd", 0400, rt_proc_dir, &rt_cmd_ops);
 	if (!out || !ctl || !cmd)
 		goto exists;
+	/* User stacks kept as array keys: staprun's aliases (ustack.c). */
+	if (rt_script.ustack_keys) {
+		struct proc_dir_entry *us = proc_create("ustack", 0200, rt_proc_dir, &rt_ustack_ops);
+
+		if (!us)
+			goto exists;
+		proc_set_user(us, rt_owner, current_egid());
+	}
 	proc_set_user(rt_proc_dir, rt_owner, current_egid());
 	proc_set_user(out, rt_owner, current_egid());
 	proc_set_user(ctl, rt_owner, current_egid());

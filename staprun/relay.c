@@ -275,6 +275,13 @@ int sr_relay_commands(struct sr_relay *r)
 	return ran;
 }
 
+static int sr_relay_emit(void *ctx, const char *buf, size_t n)
+{
+	struct sr_relay *r = ctx;
+
+	return r->write ? r->write(buf, n) : sr_write_all(r->dst_fd, buf, n);
+}
+
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 {
 	for (;;) {
@@ -305,8 +312,8 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 		r->bytes += (unsigned long long)n;
 		if (r->dst_fd < 0)
 			continue;	/* dst failed: keep draining the module */
-		if (r->write ? r->write(sr_relay_buf, (size_t)n)
-			     : sr_write_all(r->dst_fd, sr_relay_buf, (size_t)n)) {
+		if (r->ustacks ? sr_ustacks_filter(r->ustacks, sr_relay_buf, (size_t)n, sr_relay_emit, r)
+			       : sr_relay_emit(r, sr_relay_buf, (size_t)n)) {
 			r->errnum = errno;
 			r->dst_fd = -1;
 			return SR_RELAY_WRITE_ERROR;

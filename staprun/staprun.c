@@ -277,6 +277,9 @@ static void sr_parse_options(int argc, char **argv)
  * for byte, a module stap built, which staprun can drive: its checksum,
  * ELF type, machine and name (module.c).  Copies the module name to NAME.
  */
+/* The module's user-stack mode (tapline_ustack in .modinfo), "" for none. */
+static char sr_ustack_mode[32];
+
 static int sr_check_module(struct sr_module *mod, char *name)
 {
 	char err[SR_ERR_MAX], shown[SR_SHOWN_MAX];
@@ -288,6 +291,9 @@ static int sr_check_module(struct sr_module *mod, char *name)
 		return -1;
 	}
 	strcpy(name, mod->name);
+	v = sr_modinfo_get(&mod->mi, "tapline_ustack");
+	if (v)
+		snprintf(sr_ustack_mode, sizeof(sr_ustack_mode), "%s", v);
 	v = sr_modinfo_get(&mod->mi, "tapline_version");
 	sr_verbose("%s: module %s, built by Tapline %s, checksum verified, %s", opt.module,
 		   name, v ? sr_shown(v, shown, sizeof(shown)) : "(unknown version)",
@@ -1041,6 +1047,23 @@ static void sr_background_started(int dst_fd)
 }
 
 /*
+ * A script that keeps user stacks as array keys: its probes stop first,
+ * and every sample is unwound and its alias sent, so that the end probes
+ * walk arrays folded by stack (doc/ustack.md).
+ */
+static int sr_quiesce(const char *name, struct sr_relay *relay, const char *outpath)
+{
+	char err[SR_ERR_MAX];
+	enum sr_relay_end end;
+
+	if (sr_ctl_write(name, "quiesce", err, sizeof(err)))
+		return 0; /* stop does it all */
+	end = sr_relay_run(relay, sr_stop_draining);
+	sr_ustacks_resend(relay->ustacks);
+	return sr_relay_failed(end, relay, outpath);
+}
+
+/*
  * Steps 2 to 6, between load and unload.  Returns the exit status: the
  * script's, or 1 when something here failed.
  */
@@ -1061,6 +1084,14 @@ static int sr_run(const char *name, int dst_fd)
 		sr_error("the module loaded, but %s cannot be opened: %s (is /proc mounted? is %s a Tapline module?)",
 			 outpath, strerror(errno), opt.module);
 		return 1;
+	}
+	if (sr_ustack_mode[0]) {
+		relay.ustacks = sr_ustacks_new(sr_ustack_mode, name);
+		if (!relay.ustacks) {
+			sr_error("no memory to unwind user stacks");
+			close(relay.out_fd);
+			return 1;
+		}
 	}
 	/* system() commands; a module without the file has none to give. */
 	snprintf(cmdpath, sizeof(cmdpath), SR_PROC_DIR "/tapline_%s/cmd", name);
@@ -1117,6 +1148,8 @@ static int sr_run(const char *name, int dst_fd)
 	sr_stop_input(input);
 	sr_signals_at_stop = sr_signals;
 	sr_verbose("stopping");
+	if (relay.ustacks && sr_quiesce(name, &relay, outpath))
+		failed = 1;
 	if (sr_ctl_write(name, "stop", err, sizeof(err))) {
 		/* Unloading stops the script too; draining now could block. */
 		sr_error("%s", err);
@@ -1128,6 +1161,14 @@ static int sr_run(const char *name, int dst_fd)
 		failed |= sr_relay_failed(end, &relay, outpath);
 	}
 	close(relay.out_fd);
+	if (relay.ustacks) {
+		unsigned long long samples, stacks;
+
+		sr_ustacks_counts(relay.ustacks, &samples, &stacks);
+		sr_verbose("user stacks: %llu samples unwound, %llu distinct stacks", samples, stacks);
+	}
+	sr_ustacks_free(relay.ustacks);
+	relay.ustacks = NULL;
 	/* The end probes' system() commands. */
 	sr_relay_commands(&relay);
 	if (relay.cmd_fd >= 0)
@@ -1160,6 +1201,7 @@ not_started:
 	sr_release_child(gofd, 0);
 	sr_ctl_write(name, "stop", err, sizeof(err));
 	close(relay.out_fd);
+	sr_ustacks_free(relay.ustacks);
 	if (relay.cmd_fd >= 0)
 		close(relay.cmd_fd);
 	return 1;

@@ -218,6 +218,7 @@ struct sr_relay {
 	int dst_fd;		/* stdout or -o FILE; -1 after it failed */
 	int errnum;		/* errno of the last failure */
 	unsigned long long bytes;	/* relayed so far */
+	struct sr_ustacks *ustacks;	/* user stacks to take out of the output, or NULL */
 };
 
 /*
@@ -230,6 +231,21 @@ struct sr_relay {
  * how many. */
 int sr_relay_commands(struct sr_relay *r);
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void));
+
+/* ustack.c: user-stack records and tokens in the output (doc/ustack.md) */
+
+struct sr_ustacks;
+/* MODE is the module's tapline_ustack ("keys" or "print", then ",FRAMES"). */
+struct sr_ustacks *sr_ustacks_new(const char *mode, const char *name);
+void sr_ustacks_free(struct sr_ustacks *us);
+/* Take N bytes of the module's output; EMIT gets the text with stacks in. */
+int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
+		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx);
+/* Every alias to the module again (after quiesce: it folds its arrays). */
+void sr_ustacks_resend(struct sr_ustacks *us);
+/* Samples unwound and distinct stacks among them (for -v). */
+void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,
+		       unsigned long long *stacks);
 
 /* guardian.c: what happens to the module if staprun dies */
 

@@ -494,6 +494,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_STP_OVERLOAD_THRESHOLD, 1, 100000000000LL },
 		{ LIMIT_STP_NO_OVERLOAD, 0, 1 },
 		{ LIMIT_MAXMEMORY, 0, 1LL << 40 },     { LIMIT_MAXBACKTRACE, 1, 64 },
+		{ LIMIT_MAXUSTACK, 64, 65536 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
 		long long v = s->limits[bounds[i].id];

@@ -34,7 +34,8 @@
 	X(STP_OVERLOAD_THRESHOLD, 500000000, "ns of handler time per interval that stop the script") \
 	X(STP_NO_OVERLOAD, 0, "1 (or -D STP_NO_OVERLOAD alone): no overload check")             \
 	X(MAXMEMORY, 0, "KiB of kernel memory the script may take (0: a quarter of RAM)")     \
-	X(MAXBACKTRACE, 32, "frames a backtrace shows (at most 64)")
+	X(MAXBACKTRACE, 32, "frames a backtrace shows (at most 64)") \
+	X(MAXUSTACK, 8192, "bytes of user stack a user backtrace copies (64 to 65536)")
 
 enum limit_id {
 #define X(name, def, what) LIMIT_##name,

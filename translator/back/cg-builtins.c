@@ -370,6 +370,38 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(v);
 		return xstrdup("0");
 	}
+	case B_UBACKTRACE:
+	case B_SPRINT_UBACKTRACE:
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld);",
+		     b->id == B_UBACKTRACE ? "rt_ubacktrace" : "rt_sprint_ubacktrace", res, g->maxstr);
+		return res;
+	case B_UCALLERS: {
+		char *v = cg_expr(g, n->list);
+		res = new_string_temp(g);
+		emit(g, "rt_ucallers(c, %s, %lld, %s);", res, g->maxstr, v);
+		free(v);
+		return res;
+	}
+	case B_PRINT_UBACKTRACE:
+		emit(g, "rt_print_ubacktrace(c);");
+		return xstrdup("0");
+	case B_PRINT_USTACK: {
+		char *v = cg_expr(g, n->list);
+		emit(g, "rt_print_ustack(c, %s);", v);
+		free(v);
+		return xstrdup("0");
+	}
+	case B_SPRINT_USTACK:
+	case B_SPRINT_USTACK_FOLDED: {
+		char *v = cg_expr(g, n->list);
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld, %s);",
+		     b->id == B_SPRINT_USTACK ? "rt_sprint_ustack" : "rt_sprint_ustack_folded", res,
+		     g->maxstr, v);
+		free(v);
+		return res;
+	}
 	case B_PID:
 		return xstrdup("rt_pid(c)");
 	case B_TID:

@@ -1444,6 +1444,38 @@ static bool uses_frames(struct node *n)
 	return found;
 }
 
+/* User stacks: 0 none; 1 only printed where taken (print_ubacktrace); 2
+ * kept as strings, which may key arrays that staprun's aliases fold. */
+static void find_ustack_user(struct node *n, void *mode)
+{
+	int *m = mode;
+	if (!n)
+		return;
+	if (n->kind == N_CALL && n->builtin) {
+		switch (n->builtin->id) {
+		case B_PRINT_UBACKTRACE:
+			*m = *m > 1 ? *m : 1;
+			break;
+		case B_UBACKTRACE: case B_UCALLERS: case B_SPRINT_UBACKTRACE:
+			*m = 2;
+			break;
+		default:
+			break;
+		}
+	}
+	ast_for_children(n, find_ustack_user, mode);
+}
+
+static int ustack_mode(const struct program *prog)
+{
+	int mode = 0;
+	for (size_t i = 0; i < prog->handlers.n; i++)
+		find_ustack_user(((struct handler *)prog->handlers.v[i])->body, &mode);
+	for (size_t i = 0; i < prog->functions.n; i++)
+		find_ustack_user(((struct symbol *)prog->functions.v[i])->decl, &mode);
+	return mode;
+}
+
 /* A handler's locals; with calls, the frame state too (rt_handler_frame). */
 static void cg_handler_frame(struct cg *g, const char *frame, bool calls)
 {
@@ -1705,6 +1737,14 @@ char *cg_translate(struct session *s)
 		  "static const char rt_modinfo_version[] __attribute__((section(\".modinfo\"), "
 		  "used, aligned(1))) = \"tapline_version=%s\";\n",
 		  TAPLINE_VERSION);
+	/* staprun takes user-stack records and tokens out of the output
+	 * (runtime/ustack-records.h) only for a module that says so. */
+	int ustacks = ustack_mode(prog);
+	if (ustacks)
+		sb_printf(&file,
+			  "static const char rt_modinfo_ustack[] __attribute__((section(\".modinfo\"), "
+			  "used, aligned(1))) = \"tapline_ustack=%s\";\n",
+			  ustacks == 2 ? "keys" : "print");
 	/* Room for the finished module's checksum of itself, which pass 4
 	 * writes over the zeros (link.c) and staprun verifies. */
 	sb_printf(&file,
@@ -1890,6 +1930,8 @@ char *cg_translate(struct session *s)
 		  "\t.maxbacktrace = %lld,\n"
 		  "\t.suppress_errors = %d,\n"
 		  "\t.timing = %d,\n"
+		  "\t.maxustack = %lld,\n"
+		  "\t.ustack_keys = %d,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -1901,7 +1943,8 @@ char *cg_translate(struct session *s)
 		  g.statics.n ? "rt_statics" : "0", g.statics.n, lim[LIMIT_MAXHITTIME],
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
 		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n,
-		  lim[LIMIT_MAXBACKTRACE], s->suppress_handler_errors, s->timing);
+		  lim[LIMIT_MAXBACKTRACE], s->suppress_handler_errors, s->timing,
+		  ustacks ? lim[LIMIT_MAXUSTACK] : 0LL, ustacks == 2);
 	pv_free(&g.statics);
 	free(g.map_of);
 	free(g.stats_of);

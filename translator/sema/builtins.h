@@ -82,6 +82,13 @@
 	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, "Print the kernel call chain of the hit, one symbolized line per frame.") \
 	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, "The kernel call chain as print_backtrace() prints it.") \
 	X(B_PRINT_STACK, "print_stack", "v:s", false, "Print a backtrace() string, one symbolized line per address.") \
+	X(B_UBACKTRACE, "ubacktrace", "s:", true, "The current task's user stack, innermost first: a token that prints as hex addresses, unwound by staprun; arrays keyed by it merge equal stacks.") \
+	X(B_UCALLERS, "ucallers", "s:l", true, "The first N callers in the current task's user stack (ubacktrace() without the innermost frame).") \
+	X(B_PRINT_UBACKTRACE, "print_ubacktrace", "v:", true, "Print the current task's user stack, one symbolized line per frame (inline frames too).") \
+	X(B_SPRINT_UBACKTRACE, "sprint_ubacktrace", "s:", true, "The current task's user stack as \"sym+off [file]\" lines (a token staprun expands where it is printed).") \
+	X(B_PRINT_USTACK, "print_ustack", "v:s", false, "Print a ubacktrace() string, one symbolized line per frame.") \
+	X(B_SPRINT_USTACK, "sprint_ustack", "s:s", false, "A ubacktrace() string as sprint_ubacktrace() gives it.") \
+	X(B_SPRINT_USTACK_FOLDED, "sprint_ustack_folded", "s:s", false, "A ubacktrace() string as one line of folded frames, outermost first, separated by ';' (for flame graphs).") \
 	/* kernel memory, read fault-safe */ \
 	X(B_KERNEL_STRING, "kernel_string", "s:l", false, "The NUL-terminated string at a kernel address.") \
 	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false, "The string at a kernel address, or the second argument if it cannot be read.") \

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * User stacks in the output stream (doc/protocol.md, "User stacks"): what
+ * the runtime writes and staprun reads, shared by both. Only a module
+ * built with user-stack functions writes these (its .modinfo says
+ * `tapline_ustack`), and staprun takes them out of the text it relays.
+ *
+ * A record is its own output record, never split: a header, then payload.
+ * A token is 22 bytes inside the script's text, where a string returned
+ * by ubacktrace() and the like is printed; staprun replaces it with the
+ * unwound stack in the form its kind names.
+ */
+#ifndef TAPLINE_USTACK_RECORDS_H
+#define TAPLINE_USTACK_RECORDS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+/* First byte of a record and of a token: ASCII "record separator". */
+#define RT_US_MARK 0x1e
+
+/* Record kinds. */
+#define RT_US_SAMPLE 's'
+#define RT_US_MAP 'm'
+
+struct rt_us_header {
+	u8 mark, kind;
+	u8 unused[2];
+	u32 len;                /* payload bytes after this header */
+};
+
+/* x86-64 registers in DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip. */
+#define RT_US_NREGS 17
+
+/* A sample: the user registers and the top of the user stack. */
+struct rt_us_sample {
+	u64 id;                 /* the number tokens name it by */
+	u32 tgid, tid;
+	u32 gen;                /* the process's mappings as of map records of this gen; 0: none sent */
+	u32 flags;
+	u64 regs[RT_US_NREGS];
+	u32 stack_len;          /* bytes copied from regs[7] (sp) up, after this struct */
+	u32 stack_max;          /* bytes asked for (MAXUSTACK) */
+};
+#define RT_US_CUT 1             /* a page of the stack was not present: the copy is short */
+
+/* One executable file mapping of a process; the first of a gen has RT_US_FIRST. */
+struct rt_us_map {
+	u32 tgid, gen;
+	u32 flags;
+	u32 path_len;           /* bytes of path after this struct, no terminator */
+	u64 start, end;         /* the mapping */
+	u64 offset;             /* file offset at start */
+	u64 dev, ino;           /* the file, as stat() gives it */
+};
+#define RT_US_FIRST 1
+
+/*
+ * A token: mark, kind, 16 hex digits of the sample id, 2 of the frames to
+ * skip from the innermost, 2 of the frames to give at most (00: all).
+ */
+#define RT_US_TOKEN_LEN 22
+#define RT_US_ADDRS 'u'         /* "0x... 0x..." (ubacktrace, ucallers) */
+#define RT_US_LINES 'p'         /* " 0x... : sym+off/size [file]\n" each (print_ustack) */
+#define RT_US_BRIEF 'q'         /* "sym+off [file]\n" each (sprint_ustack) */
+#define RT_US_FOLDED 'f'        /* "outer;...;inner" (sprint_ustack_folded) */
+
+#endif

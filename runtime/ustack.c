@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * User stacks: a hit in user context (a uprobe, or a kernel probe, timer
+ * or sample serving a user task) copies the task's user registers and the
+ * top of its user stack into the output stream as a sample record
+ * (ustack-records.h); staprun unwinds it later with libdwfl, from the CFI
+ * of the files the process had mapped, and puts the frames where the
+ * script printed the sample's token. Nothing here reads CFI or walks
+ * frames: most of Debian is built without frame pointers, and unwinding
+ * in the kernel would need every file's tables up front.
+ *
+ * So that a process that has exited still unwinds, each sample names the
+ * generation of its process's mappings, and map records for it go ahead
+ * of the first sample that needs them. A process's mappings are read again
+ * when its exec or map count changed, and only from a hit that
+ * interrupted user mode (no kernel lock of this task can then be held,
+ * and the map lock is only tried); from elsewhere, the last read is named.
+ *
+ * Aggregating by stack (doc/ustack.md): staprun tells the module which
+ * earlier sample each sample's stack equals ("aliases"); an array whose
+ * keys hold tokens is folded onto those (maps.c) before it is walked.
+ */
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "runtime.h"
+#include "ustack-records.h"
+
+static atomic64_t rt_us_next_id;
+
+/* The mappings last sent for a process (a small table, by tgid). */
+struct rt_us_proc {
+	pid_t tgid;
+	u32 exec_id;
+	int map_count;
+	u32 gen;
+};
+#define RT_US_PROCS 256
+static struct rt_us_proc rt_us_procs[RT_US_PROCS];
+static DEFINE_RAW_SPINLOCK(rt_us_procs_lock);
+static atomic_t rt_us_next_gen;
+
+static struct rt_us_proc *rt_us_slot(pid_t tgid)
+{
+	return &rt_us_procs[hash_32((u32)tgid, ilog2(RT_US_PROCS))];
+}
+
+/* The user registers of the current task, or NULL where it has none
+ * worth a stack (a kernel thread; begin and end probes, which run in
+ * staprun). */
+static struct pt_regs *rt_us_regs(struct rt_cpu *cpu)
+{
+	struct pt_regs *regs = cpu->c.regs;
+
+	if (cpu->process_context || !current->mm || (current->flags & PF_KTHREAD))
+		return NULL;
+	if (regs && user_mode(regs))
+		return regs;
+	return task_pt_regs(current);
+}
+
+/* Send one map record per executable file mapping; false when the map
+ * lock was taken or a record could not be written. */
+static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid, u32 gen)
+{
+	struct vm_area_struct *vma;
+	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
+	char *path = cpu->sym;
+	bool ok = true;
+	struct {
+		struct rt_us_header h;
+		struct rt_us_map m;
+	} head;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	if (!mmap_read_trylock(mm))
+		return false;
+	for_each_vma(vmi, vma) {
+		struct inode *inode;
+		char *p;
+
+		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+			continue;
+		inode = file_inode(vma->vm_file);
+		p = d_path(&vma->vm_file->f_path, path, RT_SYM_LEN);
+		if (IS_ERR(p))
+			continue;
+		m.start = vma->vm_start;
+		m.end = vma->vm_end;
+		m.offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		m.dev = new_encode_dev(inode->i_sb->s_dev);
+		m.ino = inode->i_ino;
+		m.path_len = strlen(p);
+		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP,
+						.len = sizeof(m) + m.path_len };
+		head.m = m;
+		if (!rt_out_record(cpu, &head, sizeof(head), p, m.path_len)) {
+			ok = false;
+			break;
+		}
+		m.flags = 0;
+	}
+	mmap_read_unlock(mm);
+	/* A process with no file mapped executable still says so. */
+	if (ok && m.flags == RT_US_FIRST) {
+		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP, .len = sizeof(m) };
+		m.start = m.end = 0;
+		m.path_len = 0;
+		head.m = m;
+		ok = rt_out_record(cpu, &head, sizeof(head), NULL, 0);
+	}
+	return ok;
+}
+
+/* The generation of the current process's mappings a sample names,
+ * sending them first when they changed and may be read here; 0: none. */
+static u32 rt_us_maps(struct rt_cpu *cpu, bool in_user)
+{
+	struct mm_struct *mm = current->mm;
+	pid_t tgid = task_tgid_nr(current);
+	u32 exec_id = current->self_exec_id, gen = 0;
+	int map_count = READ_ONCE(mm->map_count);
+	struct rt_us_proc *slot = rt_us_slot(tgid);
+	unsigned long flags;
+	bool same = false;
+
+	if (in_nmi() || !raw_spin_trylock_irqsave(&rt_us_procs_lock, flags))
+		return 0;
+	if (slot->tgid == tgid && slot->exec_id == exec_id) {
+		gen = slot->gen;
+		same = slot->map_count == map_count;
+	}
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+	if (same || !in_user)
+		return gen;
+	gen = (u32)atomic_inc_return(&rt_us_next_gen);
+	if (!rt_us_send_maps(cpu, mm, tgid, gen))
+		return 0;
+	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
+	*slot = (struct rt_us_proc){ .tgid = tgid, .exec_id = exec_id, .map_count = map_count,
+				     .gen = gen };
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+	return gen;
+}
+
+/* Copy the user stack from sp up, a page at a time, stopping at the first
+ * page that is not present. */
+static u32 rt_us_copy(char *dst, unsigned long sp, u32 max, u32 *flags)
+{
+	u32 done = 0;
+
+	while (done < max) {
+		unsigned long addr = sp + done;
+		u32 chunk = min_t(u32, max - done, PAGE_SIZE - offset_in_page(addr));
+
+		if (copy_from_user_nofault(dst + done, (const void __user *)addr, chunk)) {
+			*flags |= RT_US_CUT;
+			break;
+		}
+		done += chunk;
+	}
+	return done;
+}
+
+/* Take a sample of the current task's user stack: its id, or 0 when
+ * there is no user context or the record was dropped. */
+static u64 rt_us_sample(struct rt_context *c)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+	struct pt_regs *regs = rt_us_regs(cpu);
+	struct {
+		struct rt_us_header h;
+		struct rt_us_sample s;
+	} head;
+	struct rt_us_sample *s = &head.s;
+
+	if (!regs || !cpu->ustack)
+		return 0;
+	memset(&head, 0, sizeof(head));
+	s->gen = rt_us_maps(cpu, regs == cpu->c.regs);
+	s->id = (u64)atomic64_inc_return(&rt_us_next_id);
+	s->tgid = task_tgid_nr(current);
+	s->tid = task_pid_nr(current);
+	s->regs[0] = regs->ax;
+	s->regs[1] = regs->dx;
+	s->regs[2] = regs->cx;
+	s->regs[3] = regs->bx;
+	s->regs[4] = regs->si;
+	s->regs[5] = regs->di;
+	s->regs[6] = regs->bp;
+	s->regs[7] = regs->sp;
+	s->regs[8] = regs->r8;
+	s->regs[9] = regs->r9;
+	s->regs[10] = regs->r10;
+	s->regs[11] = regs->r11;
+	s->regs[12] = regs->r12;
+	s->regs[13] = regs->r13;
+	s->regs[14] = regs->r14;
+	s->regs[15] = regs->r15;
+	s->regs[16] = regs->ip;
+	s->stack_max = (u32)rt_script.maxustack;
+	s->stack_len = rt_us_copy(cpu->ustack, regs->sp, s->stack_max, &s->flags);
+	head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_SAMPLE,
+					.len = sizeof(*s) + s->stack_len };
+	if (!rt_out_record(cpu, &head, sizeof(head), cpu->ustack, s->stack_len))
+		return 0;
+	return s->id;
+}
+
+static void rt_us_token(char *buf, char kind, u64 id, int skip, int count)
+{
+	/* The 22 bytes of ustack-records.h; id 0 names no sample (staprun
+	 * prints nothing for it). */
+	snprintf(buf, RT_US_TOKEN_LEN + 1, "%c%c%016llx%02x%02x", RT_US_MARK, kind, id,
+		 clamp(skip, 0, 255), clamp(count, 0, 255));
+}
+
+/* n hex digits at s, or -1. */
+static s64 rt_us_hex(const char *s, int n)
+{
+	u64 v = 0;
+
+	while (n--) {
+		int d = hex_to_bin(*s++);
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | (u64)d;
+	}
+	return (s64)v;
+}
+
+/* Parse a token at the start of s (the rest of s is ignored). */
+static bool rt_us_parse(const char *s, u64 *id, int *skip, int *count)
+{
+	s64 hi, lo, a, b;
+
+	if (strnlen(s, RT_US_TOKEN_LEN) < RT_US_TOKEN_LEN || s[0] != RT_US_MARK)
+		return false;
+	hi = rt_us_hex(s + 2, 8);
+	lo = rt_us_hex(s + 10, 8);
+	a = rt_us_hex(s + 18, 2);
+	b = rt_us_hex(s + 20, 2);
+	if (hi < 0 || lo < 0 || a < 0 || b < 0)
+		return false;
+	*id = (u64)hi << 32 | (u64)lo;
+	*skip = (int)a;
+	*count = (int)b;
+	return true;
+}
+
+static void rt_us_string(struct rt_context *c, char *buf, rt_size size, char kind, int skip,
+			 int count)
+{
+	if (size <= RT_US_TOKEN_LEN) {
+		buf[0] = 0;
+		return;
+	}
+	rt_us_token(buf, kind, rt_us_sample(c), skip, count);
+}
+
+void rt_ubacktrace(struct rt_context *c, char *buf, rt_size size)
+{
+	rt_us_string(c, buf, size, RT_US_ADDRS, 0, 0);
+}
+
+void rt_ucallers(struct rt_context *c, char *buf, rt_size size, rt_long n)
+{
+	rt_us_string(c, buf, size, RT_US_ADDRS, 1, (int)clamp_t(rt_long, n, 1, 255));
+}
+
+void rt_sprint_ubacktrace(struct rt_context *c, char *buf, rt_size size)
+{
+	rt_us_string(c, buf, size, RT_US_BRIEF, 0, 0);
+}
+
+void rt_print_ubacktrace(struct rt_context *c)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	rt_us_token(tok, RT_US_LINES, rt_us_sample(c), 0, 0);
+	rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
+}
+
+/* A ubacktrace() string in another form: its token with the kind
+ * changed; a string that is no token gives "" (print: nothing). */
+static bool rt_us_convert(const char *stk, char *tok, char kind)
+{
+	u64 id;
+	int skip, count;
+
+	if (!rt_us_parse(stk, &id, &skip, &count))
+		return false;
+	rt_us_token(tok, kind, id, skip, count);
+	return true;
+}
+
+void rt_print_ustack(struct rt_context *c, const char *stk)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	if (rt_us_convert(stk, tok, RT_US_LINES))
+		rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
+}
+
+void rt_sprint_ustack(struct rt_context *c, char *buf, rt_size size, const char *stk)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	buf[0] = 0;
+	if (size > RT_US_TOKEN_LEN && rt_us_convert(stk, tok, RT_US_BRIEF))
+		strscpy(buf, tok, size);
+}
+
+void rt_sprint_ustack_folded(struct rt_context *c, char *buf, rt_size size, const char *stk)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	buf[0] = 0;
+	if (size > RT_US_TOKEN_LEN && rt_us_convert(stk, tok, RT_US_FOLDED))
+		strscpy(buf, tok, size);
+}
+
+/* --- aliases: which earlier sample each sample's stack equals --- */
+
+/*
+ * Direct-mapped by sample id: an alias is needed only until the arrays
+ * holding its token are folded (at their next change, and all of them
+ * before the end probes, when staprun sends every alias again), so an
+ * older one may give way to a newer.
+ */
+#define RT_US_ALIASES (1 << 16)
+struct rt_us_alias {
+	u64 id, canon;
+};
+static struct rt_us_alias *rt_us_aliases;
+static atomic_t rt_us_alias_gen;
+static DEFINE_MUTEX(rt_us_alias_mutex);
+
+size_t rt_ustack_bytes(void)
+{
+	return rt_script.ustack_keys ? RT_US_ALIASES * sizeof(struct rt_us_alias) : 0;
+}
+
+int rt_ustack_alloc(void)
+{
+	if (!rt_script.ustack_keys)
+		return 0;
+	rt_us_aliases = rt_alloc_big(RT_US_ALIASES * sizeof(struct rt_us_alias));
+	return rt_us_aliases ? 0 : -ENOMEM;
+}
+
+void rt_ustack_free(void)
+{
+	rt_free_big(rt_us_aliases);
+	rt_us_aliases = NULL;
+}
+
+u32 rt_ustack_alias_gen(void)
+{
+	return (u32)atomic_read(&rt_us_alias_gen);
+}
+
+/* The first sample with the same stack as sample id (id itself if none). */
+static u64 rt_us_canon(u64 id)
+{
+	struct rt_us_alias *a;
+	u64 id1, id2, canon;
+
+	if (!rt_us_aliases)
+		return id;
+	a = &rt_us_aliases[hash_64(id, ilog2(RT_US_ALIASES))];
+	id1 = smp_load_acquire(&a->id);
+	canon = READ_ONCE(a->canon);
+	smp_rmb();
+	id2 = READ_ONCE(a->id);
+	return id1 == id && id2 == id && canon ? canon : id;
+}
+
+/* Rewrite the tokens in a key string to name their stack's first sample;
+ * with change false, only say whether any would change. */
+bool rt_ustack_fold_key(char *s, size_t max, bool change)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i + RT_US_TOKEN_LEN <= max && s[i]; i++) {
+		u64 id, canon;
+		int skip, count, k;
+
+		if (s[i] != RT_US_MARK || !rt_us_parse(s + i, &id, &skip, &count))
+			continue;
+		canon = rt_us_canon(id);
+		if (canon == id)
+			continue;
+		any = true;
+		if (!change)
+			return true;
+		/* The same width: the string keeps its length. */
+		for (k = 0; k < 16; k++)
+			s[i + 2 + k] = hex_asc_lo(canon >> (60 - 4 * k));
+		i += RT_US_TOKEN_LEN - 1;
+	}
+	return any;
+}
+
+/* `ustack`: staprun writes pairs of sample ids (u64 id, u64 first). */
+ssize_t rt_ustack_write(const char __user *ubuf, size_t count)
+{
+	size_t n = min_t(size_t, count, 4096 * sizeof(struct rt_us_alias)), i;
+	struct rt_us_alias *pairs;
+
+	if (!rt_us_aliases)
+		return -EINVAL;
+	n -= n % sizeof(*pairs);
+	if (!n)
+		return -EINVAL;
+	pairs = kvmalloc(n, GFP_KERNEL);
+	if (!pairs)
+		return -ENOMEM;
+	if (copy_from_user(pairs, ubuf, n)) {
+		kvfree(pairs);
+		return -EFAULT;
+	}
+	mutex_lock(&rt_us_alias_mutex);
+	for (i = 0; i < n / sizeof(*pairs); i++) {
+		struct rt_us_alias *a;
+
+		if (!pairs[i].id || !pairs[i].canon || pairs[i].id == pairs[i].canon)
+			continue;
+		a = &rt_us_aliases[hash_64(pairs[i].id, ilog2(RT_US_ALIASES))];
+		/* Readers check id before and after reading canon. */
+		WRITE_ONCE(a->id, 0);
+		smp_wmb();
+		WRITE_ONCE(a->canon, pairs[i].canon);
+		smp_store_release(&a->id, pairs[i].id);
+	}
+	atomic_inc(&rt_us_alias_gen);
+	/* Probes stopped (staprun's `quiesce`): fold every array now. */
+	rt_fold_if_quiesced();
+	mutex_unlock(&rt_us_alias_mutex);
+	kvfree(pairs);
+	return (ssize_t)n;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unwinding user stack samples with libdwfl, in staprun (doc/ustack.md).
+ *
+ * One Dwfl per process, holding the files the process had mapped
+ * executable as the kernel reported them (map records): a process that
+ * has exited still unwinds, and nothing is read from /proc/PID. A newer
+ * generation of a process's mappings that only adds files (dlopen) adds
+ * modules to its Dwfl; one that drops or moves any (exec, munmap) starts
+ * a new Dwfl. The frames come from the CFI of each file (.eh_frame, else
+ * .debug_frame, else the frame-pointer fallback of libdwfl), with memory
+ * from the copied stack only; elfutils 0.188 has no sample unwinder
+ * (libdwfl_stacktrace is 0.193), so the thread is our own: its registers
+ * and memory are the sample's, set through dwfl_attach_state once per
+ * Dwfl, the sample passed by a pointer.
+ *
+ * Each file is opened by the path the kernel gave and checked to be the
+ * same file (device and inode): a program rebuilt or upgraded since it
+ * was mapped is not used to name frames.
+ */
+#include "unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct sr_map {
+	uint64_t start, end, offset, dev, ino;
+	char *path;
+	Dwfl_Module *mod;       /* NULL: not reported (unreadable or replaced) */
+	uint64_t bias;
+	bool tried;             /* reporting it was tried */
+	bool replaced;          /* the file at path is another one now */
+};
+
+struct sr_proc {
+	uint32_t tgid, gen;     /* the mappings in use */
+	struct sr_map *maps;
+	size_t nmaps;
+	/* The generation being received (map records come one by one). */
+	uint32_t next_gen;
+	struct sr_map *next;
+	size_t nnext;
+	Dwfl *dwfl;
+	bool attached;
+	struct sr_proc *chain;
+};
+
+#define SR_PROC_BUCKETS 1024
+
+struct sr_unwinder {
+	struct sr_proc *procs[SR_PROC_BUCKETS];
+	/* The sample being unwound, for the thread callbacks. */
+	const struct rt_us_sample *cur;
+	const unsigned char *cur_stack;
+	bool read_past_copy;
+	/* Files found replaced, warned about once each. */
+	char **replaced;
+	size_t nreplaced;
+};
+
+static const Dwfl_Callbacks sr_dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+struct sr_unwinder *sr_unwinder_new(void)
+{
+	elf_version(EV_CURRENT);
+	return calloc(1, sizeof(struct sr_unwinder));
+}
+
+static void sr_maps_free(struct sr_map *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static void sr_proc_reset_dwfl(struct sr_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = false;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		p->maps[i].mod = NULL;
+		p->maps[i].tried = false;
+	}
+}
+
+void sr_unwinder_free(struct sr_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t b = 0; b < SR_PROC_BUCKETS; b++) {
+		struct sr_proc *p = u->procs[b], *next;
+
+		for (; p; p = next) {
+			next = p->chain;
+			sr_proc_reset_dwfl(p);
+			sr_maps_free(p->maps, p->nmaps);
+			sr_maps_free(p->next, p->nnext);
+			free(p);
+		}
+	}
+	for (size_t i = 0; i < u->nreplaced; i++)
+		free(u->replaced[i]);
+	free(u->replaced);
+	free(u);
+}
+
+static struct sr_proc *sr_proc_find(struct sr_unwinder *u, uint32_t tgid, bool create)
+{
+	struct sr_proc **head = &u->procs[tgid % SR_PROC_BUCKETS], *p;
+
+	for (p = *head; p; p = p->chain)
+		if (p->tgid == tgid)
+			return p;
+	if (!create)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	p->chain = *head;
+	*head = p;
+	return p;
+}
+
+static bool sr_same_map(const struct sr_map *a, const struct sr_map *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->dev == b->dev && a->ino == b->ino;
+}
+
+/* Every mapping of old is in new, unchanged. */
+static bool sr_maps_grow(const struct sr_map *old, size_t nold, const struct sr_map *new,
+			 size_t nnew)
+{
+	for (size_t i = 0; i < nold; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < nnew && !found; k++)
+			found = sr_same_map(&old[i], &new[k]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The new generation is complete once a sample names it: take it. */
+static void sr_proc_take_next(struct sr_proc *p)
+{
+	if (p->next_gen == 0 || p->next_gen == p->gen)
+		return;
+	if (p->dwfl && sr_maps_grow(p->maps, p->nmaps, p->next, p->nnext)) {
+		/* Keep the modules already reported; the new ones are added. */
+		for (size_t k = 0; k < p->nnext; k++)
+			for (size_t i = 0; i < p->nmaps; i++)
+				if (sr_same_map(&p->maps[i], &p->next[k])) {
+					p->next[k].mod = p->maps[i].mod;
+					p->next[k].bias = p->maps[i].bias;
+					p->next[k].tried = p->maps[i].tried;
+					p->next[k].replaced = p->maps[i].replaced;
+				}
+	} else {
+		sr_proc_reset_dwfl(p);
+	}
+	sr_maps_free(p->maps, p->nmaps);
+	p->maps = p->next;
+	p->nmaps = p->nnext;
+	p->gen = p->next_gen;
+	p->next = NULL;
+	p->nnext = 0;
+	p->next_gen = 0;
+}
+
+void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const char *path,
+		     size_t path_len)
+{
+	struct sr_proc *p = sr_proc_find(u, m->tgid, true);
+	struct sr_map *grown;
+
+	if (!p)
+		return;
+	if (m->flags & RT_US_FIRST) {
+		sr_maps_free(p->next, p->nnext);
+		p->next = NULL;
+		p->nnext = 0;
+		p->next_gen = m->gen;
+	} else if (m->gen != p->next_gen) {
+		return; /* the rest of a generation whose start was lost */
+	}
+	if (!path_len)
+		return; /* a process with nothing mapped executable */
+	grown = realloc(p->next, (p->nnext + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	p->next = grown;
+	grown[p->nnext] = (struct sr_map){ .start = m->start, .end = m->end, .offset = m->offset,
+					   .dev = m->dev, .ino = m->ino,
+					   .path = strndup(path, path_len) };
+	if (grown[p->nnext].path)
+		p->nnext++;
+}
+
+static void sr_warn_replaced(struct sr_unwinder *u, const char *path)
+{
+	char **more;
+
+	for (size_t i = 0; i < u->nreplaced; i++)
+		if (!strcmp(u->replaced[i], path))
+			return;
+	more = realloc(u->replaced, (u->nreplaced + 1) * sizeof(*more));
+	if (!more)
+		return;
+	u->replaced = more;
+	u->replaced[u->nreplaced++] = strdup(path);
+	fprintf(stderr,
+		"WARNING: %s is not the file the process mapped (it was replaced on disk since): its frames are shown as addresses\n",
+		path);
+}
+
+/* The load bias of a file mapped at start from file offset offset. */
+static bool sr_bias(int fd, const struct sr_map *m, uint64_t *bias)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n = 0;
+	bool found = false;
+
+	if (!elf)
+		return false;
+	if (elf_getphdrnum(elf, &n) == 0) {
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			uint64_t page_off = ph.p_offset & ~(uint64_t)0xfff;
+			if (m->offset < page_off || m->offset >= ph.p_offset + ph.p_filesz)
+				continue;
+			/* The virtual address of file offset m->offset. */
+			*bias = m->start - (ph.p_vaddr - (ph.p_offset - m->offset));
+			found = true;
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/* Report to p's Dwfl the files not reported yet. */
+static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
+{
+	if (!p->dwfl) {
+		p->dwfl = dwfl_begin(&sr_dwfl_callbacks);
+		if (!p->dwfl)
+			return;
+		dwfl_report_begin(p->dwfl);
+	} else {
+		dwfl_report_begin_add(p->dwfl);
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct sr_map *m = &p->maps[i];
+		struct stat st;
+		uint64_t bias;
+		bool dup = false;
+		int fd;
+
+		if (m->mod || m->tried)
+			continue;
+		m->tried = true;
+		/* A file mapped in several pieces is one module. */
+		for (size_t k = 0; k < i && !dup; k++)
+			if (p->maps[k].mod && p->maps[k].dev == m->dev && p->maps[k].ino == m->ino) {
+				m->mod = p->maps[k].mod;
+				m->bias = p->maps[k].bias;
+				dup = true;
+			}
+		if (dup)
+			continue;
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The kernel gave dev as stat() does (new_encode_dev). */
+		if (fstat(fd, &st) || (uint64_t)st.st_ino != m->ino || (uint64_t)st.st_dev != m->dev) {
+			sr_warn_replaced(u, m->path);
+			m->replaced = true;
+			close(fd);
+			continue;
+		}
+		if (!sr_bias(fd, m, &bias)) {
+			close(fd);
+			continue;
+		}
+		/* libdwfl owns fd from here. */
+		m->mod = dwfl_report_elf(p->dwfl, m->path, m->path, fd, bias, true);
+		m->bias = bias;
+		if (!m->mod)
+			close(fd);
+	}
+	dwfl_report_end(p->dwfl, NULL, NULL);
+}
+
+/* --- the thread the sample is --- */
+
+static pid_t sr_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct sr_unwinder *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp || !u->cur)
+		return 0;
+	*thread_argp = u;
+	return (pid_t)u->cur->tid;
+}
+
+static bool sr_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct sr_unwinder *u = arg;
+
+	(void)dwfl;
+	*thread_argp = u;
+	return u->cur && (pid_t)u->cur->tid == tid;
+}
+
+/* Memory is the copied stack only: the data a process had at the sample
+ * is gone (and the process may be too). */
+static bool sr_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct sr_unwinder *u = arg;
+	uint64_t sp = u->cur->regs[7];
+
+	(void)dwfl;
+	if (addr >= sp && addr - sp + 8 <= u->cur->stack_len) {
+		memcpy(result, u->cur_stack + (addr - sp), 8);
+		return true;
+	}
+	if (addr >= sp && addr - sp < (uint64_t)u->cur->stack_max + 65536)
+		u->read_past_copy = true;
+	return false;
+}
+
+static bool sr_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct sr_unwinder *u = arg;
+	Dwarf_Word regs[16];
+
+	for (int i = 0; i < 16; i++)
+		regs[i] = u->cur->regs[i];
+	dwfl_thread_state_register_pc(thread, u->cur->regs[16]);
+	return dwfl_thread_state_registers(thread, 0, 16, regs);
+}
+
+static const Dwfl_Thread_Callbacks sr_thread_callbacks = {
+	.next_thread = sr_next_thread,
+	.get_thread = sr_get_thread,
+	.memory_read = sr_memory_read,
+	.set_initial_registers = sr_set_initial_registers,
+};
+
+struct sr_walk {
+	struct sr_unwind_result *r;
+	int max;
+};
+
+static int sr_frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct sr_walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (w->r->n && !activation && pc == 0)
+		return DWARF_CB_ABORT;
+	w->r->pcs[w->r->n] = pc;
+	w->r->return_addr[w->r->n] = !activation;
+	w->r->n++;
+	return w->r->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
+	       struct sr_unwind_result *r)
+{
+	struct sr_proc *p = sr_proc_find(u, s->tgid, false);
+	struct sr_walk w = { .r = r, .max = SR_MAX_FRAMES };
+
+	memset(r, 0, sizeof(*r));
+	r->pcs[0] = s->regs[16];
+	r->n = 1;
+	if (!p) {
+		r->note = "no mappings of the process were reported";
+		return;
+	}
+	if (s->gen == p->next_gen)
+		sr_proc_take_next(p);
+	r->proc = p;
+	sr_proc_report(u, p);
+	if (!p->dwfl)
+		return;
+	if (!p->attached) {
+		/* NULL: the machine is taken from the first module with an ELF. */
+		if (!dwfl_attach_state(p->dwfl, NULL, (pid_t)p->tgid, &sr_thread_callbacks, u)) {
+			r->note = dwfl_errmsg(-1);
+			return;
+		}
+		p->attached = true;
+	}
+	u->cur = s;
+	u->cur_stack = stack;
+	u->read_past_copy = false;
+	r->n = 0;
+	/* A read past the copy ends the walk, whether libdwfl calls that
+	 * an error or the outermost frame. */
+	if (dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, sr_frame_cb, &w) != 0 &&
+	    r->n < SR_MAX_FRAMES && !u->read_past_copy && dwfl_errno())
+		r->note = dwfl_errmsg(-1);
+	r->cut = u->read_past_copy && r->n < SR_MAX_FRAMES;
+	if (r->n == 0) {
+		r->pcs[0] = s->regs[16];
+		r->n = 1;
+	}
+	u->cur = NULL;
+}
+
+/* The mapping of p holding addr. */
+static const struct sr_map *sr_map_of(const struct sr_proc *p, uint64_t addr)
+{
+	for (size_t i = 0; p && i < p->nmaps; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+void sr_frame_identity(const struct sr_unwind_result *r, int i, uint64_t *file, uint64_t *rel)
+{
+	const struct sr_map *m = sr_map_of(r->proc, r->pcs[i]);
+
+	*file = m ? (m->dev * 1000003u) ^ m->ino : 0;
+	*rel = m ? r->pcs[i] - m->start + m->offset : r->pcs[i];
+}
+
+static const char *sr_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int sr_symbolize(const struct sr_unwind_result *r, int i, struct sr_sym *out, int max)
+{
+	const struct sr_map *m = sr_map_of(r->proc, r->pcs[i]);
+	/* A return address is the instruction after the call: look up the call. */
+	uint64_t pc = r->pcs[i], look = r->return_addr[i] && pc ? pc - 1 : pc;
+	int n = 0;
+
+	if (max < 1)
+		return 0;
+	memset(out, 0, sizeof(*out) * (size_t)max);
+	out[0].pc = pc;
+	out[0].file = m ? m->path : NULL;
+	out[0].module = m ? sr_basename(m->path) : NULL;
+	if (!m || !m->mod) {
+		out[0].replaced = m && m->replaced;
+		return 1;
+	}
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(m->mod, look, &off, &sym, NULL, NULL, NULL);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, look, &bias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes = cudie ? dwarf_getscopes(cudie, look - bias, &scopes) : 0;
+
+	/* Inline frames, innermost first, then the function holding them. */
+	for (int k = 0; k < nscopes && n < max - 1; k++) {
+		if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
+			continue;
+		const char *iname = dwarf_diename(&scopes[k]);
+
+		out[n].pc = pc;
+		out[n].file = m->path;
+		out[n].module = sr_basename(m->path);
+		out[n].name = iname ? iname : "?";
+		out[n].inlined = true;
+		n++;
+	}
+	free(scopes);
+	out[n].pc = pc;
+	out[n].file = m->path;
+	out[n].module = sr_basename(m->path);
+	out[n].name = name;
+	out[n].offset = name ? off + (look != pc) : pc - m->bias;
+	out[n].size = name ? sym.st_size : 0;
+	Dwfl_Line *line = dwfl_module_getsrc(m->mod, look);
+	int lineno = 0;
+	const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (src && lineno > 0) {
+		out[0].src = src;
+		out[0].line = lineno;
+	}
+	return n + 1;
+}

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * User stacks in the relayed output (doc/ustack.md): staprun takes the
+ * runtime's sample and map records out of the stream, unwinds each sample
+ * as it comes (unwind.c), and replaces each token the script printed with
+ * that sample's frames in the token's form.
+ *
+ * Equal stacks are one stack: a sample whose frames (each its file and
+ * offset in it) equal an earlier sample's is an alias of that sample, the
+ * first to have them. Frames are named once per stack, when it is first
+ * seen, while the process's files are at hand. For a script that keeps
+ * stacks as array keys, the aliases go back to the module (the `ustack`
+ * file), which folds keys naming an alias onto its stack's first sample
+ * before an array is walked: `s[ubacktrace()] <<< 1` counts per stack.
+ */
+#include "staprun.h"
+#include "unwind.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One named entry of a frame (a frame in inlined code has several). */
+struct sr_name {
+	char *text;     /* the name, or NULL */
+	char *module;   /* the file's base name, or NULL */
+	char *path;     /* the file, or NULL */
+	uint64_t offset, size;
+	bool inlined, replaced;
+};
+
+struct sr_frame {
+	uint64_t pc;
+	struct sr_name *names;
+	int nnames;
+	uint64_t file, rel;     /* identity (unwind.c) */
+};
+
+/* A distinct stack: the first sample that had it. */
+struct sr_stack {
+	uint64_t id;
+	uint64_t hash;
+	struct sr_frame *frames;
+	int n;
+	bool cut;
+	char *note;
+	uint32_t maxustack;
+	struct sr_stack *chain;
+};
+
+/* A sample: its stack, and its own addresses when they differ. */
+struct sr_sample {
+	uint64_t id;
+	struct sr_stack *stack;
+	uint64_t *pcs;          /* NULL: the stack's */
+	struct sr_sample *chain;
+};
+
+#define SR_BUCKETS 65536
+
+struct sr_ustacks {
+	struct sr_unwinder *u;
+	bool keys;
+	int maxframes;
+	int alias_fd;
+	unsigned char *pend;    /* bytes not parsed yet (a record or token cut by a read) */
+	size_t npend, pend_cap;
+	struct sr_stack *stacks[SR_BUCKETS];
+	struct sr_sample *samples[SR_BUCKETS];
+	uint64_t (*aliases)[2];
+	size_t naliases, aliases_cap;
+	unsigned long long nsamples, nstacks;
+	struct sr_unwind_result r;
+	struct sr_sym syms[32];
+};
+
+struct sr_ustacks *sr_ustacks_new(const char *mode, const char *name)
+{
+	struct sr_ustacks *us = calloc(1, sizeof(*us));
+	char path[128];
+
+	if (!us)
+		return NULL;
+	us->u = sr_unwinder_new();
+	if (!us->u) {
+		free(us);
+		return NULL;
+	}
+	us->keys = !strncmp(mode, "keys", 4);
+	us->maxframes = 32;
+	const char *comma = strchr(mode, ',');
+	if (comma && atoi(comma + 1) > 0)
+		us->maxframes = atoi(comma + 1);
+	us->alias_fd = -1;
+	if (us->keys && name) {
+		snprintf(path, sizeof(path), SR_PROC_DIR "/tapline_%s/ustack", name);
+		us->alias_fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	return us;
+}
+
+static void sr_stack_free(struct sr_stack *st)
+{
+	for (int i = 0; i < st->n; i++) {
+		for (int k = 0; k < st->frames[i].nnames; k++) {
+			free(st->frames[i].names[k].text);
+			free(st->frames[i].names[k].module);
+			free(st->frames[i].names[k].path);
+		}
+		free(st->frames[i].names);
+	}
+	free(st->frames);
+	free(st->note);
+	free(st);
+}
+
+void sr_ustacks_free(struct sr_ustacks *us)
+{
+	if (!us)
+		return;
+	for (size_t b = 0; b < SR_BUCKETS; b++) {
+		for (struct sr_stack *st = us->stacks[b], *next; st; st = next) {
+			next = st->chain;
+			sr_stack_free(st);
+		}
+		for (struct sr_sample *s = us->samples[b], *next; s; s = next) {
+			next = s->chain;
+			free(s->pcs);
+			free(s);
+		}
+	}
+	if (us->alias_fd >= 0)
+		close(us->alias_fd);
+	sr_unwinder_free(us->u);
+	free(us->aliases);
+	free(us->pend);
+	free(us);
+}
+
+static char *sr_dup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static uint64_t sr_mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static struct sr_sample *sr_sample_find(struct sr_ustacks *us, uint64_t id)
+{
+	for (struct sr_sample *s = us->samples[id % SR_BUCKETS]; s; s = s->chain)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+/* The stack r unwound to: found among those seen, or named and added. */
+static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const struct rt_us_sample *s)
+{
+	struct sr_unwind_result *r = &us->r;
+	uint64_t file[SR_MAX_FRAMES], rel[SR_MAX_FRAMES], h = 0xcbf29ce484222325ull;
+	struct sr_stack *st;
+
+	for (int i = 0; i < r->n; i++) {
+		sr_frame_identity(r, i, &file[i], &rel[i]);
+		h = sr_mix(sr_mix(h, file[i]), rel[i]);
+	}
+	h = sr_mix(h, (uint64_t)r->n << 1 | r->cut);
+	for (st = us->stacks[h % SR_BUCKETS]; st; st = st->chain) {
+		bool same = st->hash == h && st->n == r->n && st->cut == r->cut;
+
+		for (int i = 0; same && i < r->n; i++)
+			same = st->frames[i].file == file[i] && st->frames[i].rel == rel[i];
+		if (same)
+			return st;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->frames = calloc((size_t)r->n, sizeof(*st->frames));
+	if (!st->frames) {
+		free(st);
+		return NULL;
+	}
+	st->id = id;
+	st->hash = h;
+	st->n = r->n;
+	st->cut = r->cut;
+	st->note = sr_dup(r->note);
+	st->maxustack = s->stack_max;
+	for (int i = 0; i < r->n; i++) {
+		struct sr_frame *f = &st->frames[i];
+		int k = sr_symbolize(r, i, us->syms, (int)(sizeof(us->syms) / sizeof(us->syms[0])));
+
+		f->pc = r->pcs[i];
+		f->file = file[i];
+		f->rel = rel[i];
+		f->names = calloc((size_t)k, sizeof(*f->names));
+		if (!f->names)
+			continue;
+		f->nnames = k;
+		for (int j = 0; j < k; j++) {
+			f->names[j] = (struct sr_name){ .text = sr_dup(us->syms[j].name),
+							.module = sr_dup(us->syms[j].module),
+							.path = sr_dup(us->syms[j].file),
+							.offset = us->syms[j].offset,
+							.size = us->syms[j].size,
+							.inlined = us->syms[j].inlined,
+							.replaced = us->syms[j].replaced };
+		}
+	}
+	st->chain = us->stacks[h % SR_BUCKETS];
+	us->stacks[h % SR_BUCKETS] = st;
+	us->nstacks++;
+	return st;
+}
+
+static void sr_alias(struct sr_ustacks *us, uint64_t id, uint64_t canon)
+{
+	if (!us->keys || us->alias_fd < 0 || id == canon)
+		return;
+	if (us->naliases == us->aliases_cap) {
+		size_t cap = us->aliases_cap ? 2 * us->aliases_cap : 256;
+		void *more = realloc(us->aliases, cap * sizeof(*us->aliases));
+
+		if (!more)
+			return;
+		us->aliases = more;
+		us->aliases_cap = cap;
+	}
+	us->aliases[us->naliases][0] = id;
+	us->aliases[us->naliases][1] = canon;
+	us->naliases++;
+}
+
+static void sr_take_sample(struct sr_ustacks *us, const unsigned char *p, size_t len)
+{
+	struct rt_us_sample s;
+	struct sr_sample *sm;
+	struct sr_stack *st;
+
+	if (len < sizeof(s))
+		return;
+	memcpy(&s, p, sizeof(s));
+	if (s.stack_len > len - sizeof(s) || sr_sample_find(us, s.id))
+		return;
+	sr_unwind(us->u, &s, p + sizeof(s), &us->r);
+	st = sr_intern(us, s.id, &s);
+	sm = calloc(1, sizeof(*sm));
+	if (!st || !sm) {
+		free(sm);
+		return;
+	}
+	sm->id = s.id;
+	sm->stack = st;
+	/* Another process with the same stack has it at other addresses. */
+	for (int i = 0; i < us->r.n && i < st->n; i++)
+		if (us->r.pcs[i] != st->frames[i].pc) {
+			sm->pcs = malloc(sizeof(*sm->pcs) * (size_t)st->n);
+			if (sm->pcs)
+				memcpy(sm->pcs, us->r.pcs, sizeof(*sm->pcs) * (size_t)st->n);
+			break;
+		}
+	sm->chain = us->samples[s.id % SR_BUCKETS];
+	us->samples[s.id % SR_BUCKETS] = sm;
+	us->nsamples++;
+	sr_alias(us, s.id, st->id);
+}
+
+static void sr_take_map(struct sr_ustacks *us, const unsigned char *p, size_t len)
+{
+	struct rt_us_map m;
+
+	if (len < sizeof(m))
+		return;
+	memcpy(&m, p, sizeof(m));
+	if (m.path_len > len - sizeof(m))
+		return;
+	sr_unwinder_map(us->u, &m, (const char *)p + sizeof(m), m.path_len);
+}
+
+/* --- tokens into text --- */
+
+struct sr_text {
+	char *s;
+	size_t n, cap;
+};
+
+static void sr_put(struct sr_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sr_put(struct sr_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	for (;;) {
+		va_start(ap, fmt);
+		k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if ((size_t)k < t->cap - t->n) {
+			t->n += (size_t)k;
+			return;
+		}
+		size_t cap = t->cap * 2 + (size_t)k + 256;
+		char *more = realloc(t->s, cap);
+		if (!more)
+			return;
+		t->s = more;
+		t->cap = cap;
+	}
+}
+
+static void sr_append(struct sr_text *t, const void *s, size_t n)
+{
+	if (t->n + n > t->cap) {
+		size_t cap = t->cap * 2 + n + 256;
+		char *more = realloc(t->s, cap);
+
+		if (!more)
+			return;
+		t->s = more;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->n, s, n);
+	t->n += n;
+}
+
+static void sr_name_brief(struct sr_text *t, const struct sr_name *nm, uint64_t pc)
+{
+	if (nm->text && nm->inlined)
+		sr_put(t, "%s", nm->text);
+	else if (nm->text)
+		sr_put(t, "%s+0x%llx", nm->text, (unsigned long long)nm->offset);
+	else if (nm->module)
+		sr_put(t, "0x%llx", (unsigned long long)pc);
+	else
+		sr_put(t, "0x%llx", (unsigned long long)pc);
+}
+
+static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint64_t id, int skip,
+		      int count)
+{
+	struct sr_sample *sm = id ? sr_sample_find(us, id) : NULL;
+	struct sr_stack *st = sm ? sm->stack : NULL;
+	int first = skip, last, shown = 0;
+
+	if (!st)
+		return;
+	last = count ? skip + count : st->n;
+	if (last > st->n)
+		last = st->n;
+	if (last - first > us->maxframes)
+		last = first + us->maxframes;
+	if (kind == RT_US_FOLDED) {
+		for (int i = last - 1; i >= first; i--) {
+			const struct sr_frame *f = &st->frames[i];
+
+			for (int k = f->nnames - 1; k >= 0; k--) {
+				const struct sr_name *nm = &f->names[k];
+
+				sr_put(t, "%s", shown++ ? ";" : "");
+				if (nm->text)
+					sr_put(t, "%s", nm->text);
+				else if (nm->module)
+					sr_put(t, "[%s]", nm->module);
+				else
+					sr_put(t, "[unknown]");
+			}
+		}
+		return;
+	}
+	for (int i = first; i < last; i++) {
+		const struct sr_frame *f = &st->frames[i];
+		uint64_t pc = sm->pcs ? sm->pcs[i] : f->pc;
+
+		if (kind == RT_US_ADDRS) {
+			sr_put(t, "%s0x%llx", i > first ? " " : "", (unsigned long long)pc);
+			continue;
+		}
+		for (int k = 0; k < f->nnames; k++) {
+			const struct sr_name *nm = &f->names[k];
+
+			if (kind == RT_US_BRIEF) {
+				sr_name_brief(t, nm, pc);
+				if (nm->module)
+					sr_put(t, " [%s]", nm->module);
+				sr_put(t, "%s\n", nm->inlined ? " (inlined)" : "");
+				continue;
+			}
+			sr_put(t, " 0x%llx : ", (unsigned long long)pc);
+			if (nm->replaced)
+				sr_put(t, "? [%s: replaced on disk since it was mapped]\n", nm->path);
+			else if (nm->text && nm->inlined)
+				sr_put(t, "%s (inlined) [%s]\n", nm->text, nm->path);
+			else if (nm->text)
+				sr_put(t, "%s+0x%llx/0x%llx [%s]\n", nm->text,
+				       (unsigned long long)nm->offset, (unsigned long long)nm->size,
+				       nm->path);
+			else if (nm->path)
+				sr_put(t, "0x%llx [%s]\n", (unsigned long long)nm->offset, nm->path);
+			else
+				sr_put(t, "?\n");
+		}
+	}
+	if (kind == RT_US_LINES && last == st->n && st->cut)
+		sr_put(t, " (the %u bytes of stack copied end here: -D MAXUSTACK=N copies more)\n",
+		       st->maxustack);
+	else if (kind == RT_US_LINES && last == st->n && st->note && st->n == 1)
+		sr_put(t, " (no further frames: %s)\n", st->note);
+}
+
+static int sr_hexval(const unsigned char *s, int n, uint64_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		int c = s[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			return -1;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return 0;
+}
+
+/* Send the aliases gathered so far to the module. */
+static void sr_flush_aliases(struct sr_ustacks *us)
+{
+	size_t done = 0;
+
+	while (us->alias_fd >= 0 && done < us->naliases) {
+		/* At most 4096 pairs a write (the module takes each write whole). */
+		size_t k = us->naliases - done < 4096 ? us->naliases - done : 4096;
+		ssize_t w = write(us->alias_fd, us->aliases + done, k * sizeof(*us->aliases));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		done += k;
+	}
+	us->naliases = 0;
+}
+
+int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
+		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx)
+{
+	struct sr_text t = { 0 };
+	size_t i = 0, from = 0;
+	int rc = 0;
+
+	if (us->npend + n > us->pend_cap) {
+		size_t cap = us->npend + n + 65536;
+		unsigned char *more = realloc(us->pend, cap);
+
+		if (!more)
+			return -1;
+		us->pend = more;
+		us->pend_cap = cap;
+	}
+	memcpy(us->pend + us->npend, buf, n);
+	us->npend += n;
+	unsigned char *p = us->pend;
+	size_t len = us->npend;
+
+	while (i < len) {
+		if (p[i] != RT_US_MARK) {
+			i++;
+			continue;
+		}
+		if (len - i < 2)
+			break;
+		char kind = (char)p[i + 1];
+		size_t need;
+		uint64_t id, skip, count;
+
+		if (kind == RT_US_SAMPLE || kind == RT_US_MAP) {
+			struct rt_us_header h;
+
+			if (len - i < sizeof(h))
+				break;
+			memcpy(&h, p + i, sizeof(h));
+			need = sizeof(h) + h.len;
+			if (len - i < need)
+				break;
+			if (i > from)
+				sr_append(&t, p + from, i - from);
+			if (kind == RT_US_SAMPLE)
+				sr_take_sample(us, p + i + sizeof(h), h.len);
+			else
+				sr_take_map(us, p + i + sizeof(h), h.len);
+			i += need;
+			from = i;
+			continue;
+		}
+		if (kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
+		    kind == RT_US_FOLDED) {
+			if (len - i < RT_US_TOKEN_LEN)
+				break;
+			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&
+			    !sr_hexval(p + i + 20, 2, &count)) {
+				if (i > from)
+					sr_append(&t, p + from, i - from);
+				sr_format(us, &t, kind, id, (int)skip, (int)count);
+				i += RT_US_TOKEN_LEN;
+				from = i;
+				continue;
+			}
+		}
+		i++; /* a byte the script printed itself */
+	}
+	if (i > from)
+		sr_append(&t, p + from, i - from);
+	memmove(us->pend, p + i, len - i);
+	us->npend = len - i;
+	if (us->keys)
+		sr_flush_aliases(us);
+	if (t.n)
+		rc = emit(ctx, t.s, t.n);
+	free(t.s);
+	return rc;
+}
+
+/*
+ * After `quiesce`, with every sample taken: every alias again, so that the
+ * module folds arrays that no probe changed since their samples' aliases
+ * came (it keeps only recent aliases).
+ */
+void sr_ustacks_resend(struct sr_ustacks *us)
+{
+	if (!us || !us->keys)
+		return;
+	us->naliases = 0;
+	for (size_t b = 0; b < SR_BUCKETS; b++)
+		for (struct sr_sample *s = us->samples[b]; s; s = s->chain) {
+			if (s->id != s->stack->id)
+				sr_alias(us, s->id, s->stack->id);
+			if (us->naliases >= 4096)
+				sr_flush_aliases(us);
+		}
+	sr_flush_aliases(us);
+}
+
+void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,
+		       unsigned long long *stacks)
+{
+	*samples = us ? us->nsamples : 0;
+	*stacks = us ? us->nstacks : 0;
+}

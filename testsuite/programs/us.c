@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The user-stack test program: built without frame pointers and with
+ * asynchronous unwind tables (as Debian's libraries are), so only CFI
+ * unwinds it. Modes:
+ *   chain         main > us_one > us_lib_hop [libus.so] > us_three > us_four
+ *                 (with us_inl inlined into it) > us_leaf, once
+ *   spin MS       the same chain, us_leaf spinning for MS milliseconds
+ *   late          the chain through us_late_hop of libus-late.so (dlopen)
+ *   deep N        us_deep recursing N times, then us_leaf
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "us.h"
+
+static long us_spin_ms;
+
+static long us_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+__attribute__((noinline)) int us_leaf(int n)
+{
+	volatile long spins = 0;
+	long end = us_spin_ms ? us_now_ms() + us_spin_ms : 0;
+
+	/* The clock is read now and then: samples land here, not in the vDSO. */
+	while (end && ((spins & 0xfffff) || us_now_ms() < end))
+		spins++;
+	__asm__ volatile("" ::: "memory");
+	return n * 2;
+}
+
+static inline __attribute__((always_inline)) int us_inl(int n)
+{
+	int r = us_leaf(n);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 3;
+}
+
+__attribute__((noinline)) int us_four(int n)
+{
+	int r = us_inl(n + 1);
+
+	__asm__ volatile("" : "+r"(r));
+	return r - 1;
+}
+
+__attribute__((noinline)) int us_three(int n)
+{
+	int r = us_four(n);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+__attribute__((noinline)) int us_one(int n)
+{
+	int r = us_lib_hop(n, us_three);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+__attribute__((noinline)) int us_deep(int n)
+{
+	int r = n ? us_deep(n - 1) : us_leaf(n);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+__attribute__((noinline)) int us_late(int n)
+{
+	char path[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof path - 32);
+	int (*hop)(int, int (*)(int));
+	void *h;
+
+	if (len <= 0)
+		return -1;
+	path[len] = 0;
+	strcpy(strrchr(path, '/') + 1, "libus-late.so");
+	h = dlopen(path, RTLD_NOW);
+	hop = h ? (int (*)(int, int (*)(int)))dlsym(h, "us_late_hop") : NULL;
+	if (!hop) {
+		fprintf(stderr, "us: %s\n", dlerror());
+		return -1;
+	}
+	return hop(n, us_three);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "chain";
+	int r;
+
+	if (!strcmp(mode, "chain")) {
+		r = us_one(1);
+	} else if (!strcmp(mode, "spin") && argc > 2) {
+		us_spin_ms = atol(argv[2]);
+		r = us_one(1);
+	} else if (!strcmp(mode, "late")) {
+		r = us_late(1);
+	} else if (!strcmp(mode, "deep") && argc > 2) {
+		r = us_deep(atoi(argv[2]));
+	} else {
+		fprintf(stderr, "usage: us chain | spin MS | late | deep N\n");
+		return 2;
+	}
+	printf("us %s %d\n", mode, r);
+	return 0;
+}
