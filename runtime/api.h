@@ -438,6 +438,10 @@ void rt_ubacktrace(struct rt_context *c, char *buf, rt_size size);
 void rt_ucallers(struct rt_context *c, char *buf, rt_size size, rt_long n);
 void rt_sprint_ubacktrace(struct rt_context *c, char *buf, rt_size size);
 void rt_print_ubacktrace(struct rt_context *c);
+void rt_print_ubacktrace_fileline(struct rt_context *c);
+/* An address of the current process: its source file and line, its file. */
+void rt_usymfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_usymfile(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 /* A ubacktrace() string printed, or given, in another form. */
 void rt_print_ustack(struct rt_context *c, const char *stk);
 void rt_sprint_ustack(struct rt_context *c, char *buf, rt_size size, const char *stk);

@@ -49,6 +49,7 @@ struct rt_us_sample {
 	u32 stack_max;          /* bytes asked for (MAXUSTACK) */
 };
 #define RT_US_CUT 1             /* a page of the stack was not present: the copy is short */
+#define RT_US_ADDR 2            /* one address (regs[16]) to name, not a stack */
 
 /* One executable file mapping of a process; the first of a gen has RT_US_FIRST. */
 struct rt_us_map {
@@ -70,5 +71,8 @@ struct rt_us_map {
 #define RT_US_LINES 'p'         /* " 0x... : sym+off/size [file]\n" each (print_ustack) */
 #define RT_US_BRIEF 'q'         /* "sym+off [file]\n" each (sprint_ustack) */
 #define RT_US_FOLDED 'f'        /* "outer;...;inner" (sprint_ustack_folded) */
+#define RT_US_FILELINES 'P'     /* the 'p' lines with " at file:line" (print_ubacktrace_fileline) */
+#define RT_US_FILELINE 'l'      /* "file:line" of the innermost frame (usymfileline) */
+#define RT_US_FILE 'F'          /* its source file (usymfile) */
 
 #endif

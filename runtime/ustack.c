@@ -168,9 +168,10 @@ static u32 rt_us_copy(char *dst, unsigned long sp, u32 max, u32 *flags)
 	return done;
 }
 
-/* Take a sample of the current task's user stack: its id, or 0 when
- * there is no user context or the record was dropped. */
-static u64 rt_us_sample(struct rt_context *c)
+/* Take a sample of the current task's user stack (addr_only: only name
+ * addr): its id, or 0 when there is no user context or the record was
+ * dropped. */
+static u64 rt_us_sample_of(struct rt_context *c, bool addr_only, unsigned long addr)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
 	struct pt_regs *regs = rt_us_regs(cpu);
@@ -205,12 +206,22 @@ static u64 rt_us_sample(struct rt_context *c)
 	s->regs[15] = regs->r15;
 	s->regs[16] = regs->ip;
 	s->stack_max = (u32)rt_script.maxustack;
-	s->stack_len = rt_us_copy(cpu->ustack, regs->sp, s->stack_max, &s->flags);
+	if (addr_only) {
+		s->regs[16] = addr;
+		s->flags = RT_US_ADDR;
+	} else {
+		s->stack_len = rt_us_copy(cpu->ustack, regs->sp, s->stack_max, &s->flags);
+	}
 	head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_SAMPLE,
 					.len = sizeof(*s) + s->stack_len };
 	if (!rt_out_record(cpu, &head, sizeof(head), cpu->ustack, s->stack_len))
 		return 0;
 	return s->id;
+}
+
+static u64 rt_us_sample(struct rt_context *c)
+{
+	return rt_us_sample_of(c, false, 0);
 }
 
 static void rt_us_token(char *buf, char kind, u64 id, int skip, int count)
@@ -286,6 +297,32 @@ void rt_print_ubacktrace(struct rt_context *c)
 
 	rt_us_token(tok, RT_US_LINES, rt_us_sample(c), 0, 0);
 	rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
+}
+
+void rt_print_ubacktrace_fileline(struct rt_context *c)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	rt_us_token(tok, RT_US_FILELINES, rt_us_sample(c), 0, 0);
+	rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
+}
+
+/* usymfileline(addr), usymfile(addr): an address of the current process,
+ * named by staprun from the process's files. */
+void rt_usymfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	if (size > RT_US_TOKEN_LEN)
+		rt_us_token(buf, RT_US_FILELINE, rt_us_sample_of(c, true, (unsigned long)addr), 0, 0);
+	else
+		buf[0] = 0;
+}
+
+void rt_usymfile(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	if (size > RT_US_TOKEN_LEN)
+		rt_us_token(buf, RT_US_FILE, rt_us_sample_of(c, true, (unsigned long)addr), 0, 0);
+	else
+		buf[0] = 0;
 }
 
 /* A ubacktrace() string in another form: its token with the kind

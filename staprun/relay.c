@@ -310,6 +310,10 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 			return SR_RELAY_READ_ERROR;
 		}
 		r->bytes += (unsigned long long)n;
+		if (r->raw_fd >= 0 && sr_write_all(r->raw_fd, sr_relay_buf, (size_t)n)) {
+			close(r->raw_fd);
+			r->raw_fd = -1;
+		}
 		if (r->dst_fd < 0)
 			continue;	/* dst failed: keep draining the module */
 		if (r->ustacks ? sr_ustacks_filter(r->ustacks, sr_relay_buf, (size_t)n, sr_relay_emit, r)

@@ -1069,7 +1069,8 @@ static int sr_quiesce(const char *name, struct sr_relay *relay, const char *outp
  */
 static int sr_run(const char *name, int dst_fd)
 {
-	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .dst_fd = dst_fd, .system = sr_system,
+	struct sr_relay relay = { .out_fd = -1, .cmd_fd = -1, .raw_fd = -1, .dst_fd = dst_fd,
+				  .system = sr_system,
 				  .write = opt.outfile && opt.switch_bytes ? sr_write_switching : NULL };
 	char outpath[128], cmdpath[128], err[SR_ERR_MAX], cmd[32];
 	struct sr_status st;
@@ -1085,6 +1086,11 @@ static int sr_run(const char *name, int dst_fd)
 			 outpath, strerror(errno), opt.module);
 		return 1;
 	}
+	/* The module's output before user stacks are taken out of it, for
+	 * replaying them (bench/ustack) and for bug reports. */
+	if (getenv("TAPLINE_RAW_OUTPUT"))
+		relay.raw_fd = open(getenv("TAPLINE_RAW_OUTPUT"),
+				    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (sr_ustack_mode[0]) {
 		relay.ustacks = sr_ustacks_new(sr_ustack_mode, name);
 		if (!relay.ustacks) {
@@ -1161,6 +1167,8 @@ static int sr_run(const char *name, int dst_fd)
 		failed |= sr_relay_failed(end, &relay, outpath);
 	}
 	close(relay.out_fd);
+	if (relay.raw_fd >= 0)
+		close(relay.raw_fd);
 	if (relay.ustacks) {
 		unsigned long long samples, stacks;
 
@@ -1201,6 +1209,8 @@ not_started:
 	sr_release_child(gofd, 0);
 	sr_ctl_write(name, "stop", err, sizeof(err));
 	close(relay.out_fd);
+	if (relay.raw_fd >= 0)
+		close(relay.raw_fd);
 	sr_ustacks_free(relay.ustacks);
 	if (relay.cmd_fd >= 0)
 		close(relay.cmd_fd);

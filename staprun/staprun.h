@@ -219,6 +219,7 @@ struct sr_relay {
 	int errnum;		/* errno of the last failure */
 	unsigned long long bytes;	/* relayed so far */
 	struct sr_ustacks *ustacks;	/* user stacks to take out of the output, or NULL */
+	int raw_fd;		/* TAPLINE_RAW_OUTPUT: the module's output as read, or -1 */
 };
 
 /*

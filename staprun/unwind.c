@@ -396,6 +396,7 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	memset(r, 0, sizeof(*r));
 	r->pcs[0] = s->regs[16];
 	r->n = 1;
+	r->addr_only = s->flags & RT_US_ADDR;
 	if (!p) {
 		r->note = "no mappings of the process were reported";
 		return;
@@ -404,7 +405,7 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 		sr_proc_take_next(p);
 	r->proc = p;
 	sr_proc_report(u, p);
-	if (!p->dwfl)
+	if (!p->dwfl || r->addr_only)
 		return;
 	if (!p->attached) {
 		/* NULL: the machine is taken from the first module with an ELF. */
@@ -480,18 +481,40 @@ int sr_symbolize(const struct sr_unwind_result *r, int i, struct sr_sym *out, in
 	Dwarf_Die *scopes = NULL;
 	int nscopes = cudie ? dwarf_getscopes(cudie, look - bias, &scopes) : 0;
 
-	/* Inline frames, innermost first, then the function holding them. */
+	Dwfl_Line *line = dwfl_module_getsrc(m->mod, look);
+	int lineno = 0;
+	const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	Dwarf_Files *files = NULL;
+
+	if (cudie && dwarf_getsrcfiles(cudie, &files, NULL) != 0)
+		files = NULL;
+	/* Inline frames, innermost first, then the function holding them;
+	 * the innermost is at pc's line, each other at the call of the one
+	 * inside it. */
 	for (int k = 0; k < nscopes && n < max - 1; k++) {
 		if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
 			continue;
 		const char *iname = dwarf_diename(&scopes[k]);
+		Dwarf_Attribute attr;
+		Dwarf_Word file_idx = 0, call_line = 0;
 
 		out[n].pc = pc;
 		out[n].file = m->path;
 		out[n].module = sr_basename(m->path);
 		out[n].name = iname ? iname : "?";
 		out[n].inlined = true;
+		out[n].src = src;
+		out[n].line = lineno;
 		n++;
+		/* The next one out is where this one was called. */
+		src = NULL;
+		lineno = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[k], DW_AT_call_line, &attr), &call_line) == 0 &&
+		    dwarf_formudata(dwarf_attr(&scopes[k], DW_AT_call_file, &attr), &file_idx) == 0 &&
+		    files) {
+			src = dwarf_filesrc(files, file_idx, NULL, NULL);
+			lineno = (int)call_line;
+		}
 	}
 	free(scopes);
 	out[n].pc = pc;
@@ -500,12 +523,9 @@ int sr_symbolize(const struct sr_unwind_result *r, int i, struct sr_sym *out, in
 	out[n].name = name;
 	out[n].offset = name ? off + (look != pc) : pc - m->bias;
 	out[n].size = name ? sym.st_size : 0;
-	Dwfl_Line *line = dwfl_module_getsrc(m->mod, look);
-	int lineno = 0;
-	const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	if (src && lineno > 0) {
-		out[0].src = src;
-		out[0].line = lineno;
+		out[n].src = src;
+		out[n].line = lineno;
 	}
 	return n + 1;
 }

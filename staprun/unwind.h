@@ -20,6 +20,7 @@ struct sr_unwind_result {
 	bool return_addr[SR_MAX_FRAMES]; /* pcs[i] is a return address (look up pcs[i] - 1) */
 	int n;
 	bool cut;               /* the unwind needed stack past the copy */
+	bool addr_only;         /* one address to name (usymfileline), no stack */
 	const char *note;       /* why it stopped early, or NULL */
 	struct sr_proc *proc;   /* whose mappings name the frames */
 };
@@ -31,7 +32,7 @@ struct sr_sym {
 	uint64_t offset, size;  /* from the symbol (or, without one, in the file) */
 	const char *file;       /* the mapped file's path, NULL: none */
 	const char *module;     /* its base name */
-	const char *src;        /* source file of the innermost frame, NULL: unknown */
+	const char *src;        /* source file and line, NULL: unknown */
 	int line;
 	bool inlined;
 	bool replaced;          /* the file was replaced on disk: not named */

@@ -30,6 +30,8 @@ struct sr_name {
 	char *module;   /* the file's base name, or NULL */
 	char *path;     /* the file, or NULL */
 	uint64_t offset, size;
+	char *src;      /* source file, or NULL */
+	int line;
 	bool inlined, replaced;
 };
 
@@ -46,7 +48,7 @@ struct sr_stack {
 	uint64_t hash;
 	struct sr_frame *frames;
 	int n;
-	bool cut;
+	bool cut, addr_only;
 	char *note;
 	uint32_t maxustack;
 	struct sr_stack *chain;
@@ -110,6 +112,7 @@ static void sr_stack_free(struct sr_stack *st)
 			free(st->frames[i].names[k].text);
 			free(st->frames[i].names[k].module);
 			free(st->frames[i].names[k].path);
+			free(st->frames[i].names[k].src);
 		}
 		free(st->frames[i].names);
 	}
@@ -172,9 +175,10 @@ static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const stru
 		sr_frame_identity(r, i, &file[i], &rel[i]);
 		h = sr_mix(sr_mix(h, file[i]), rel[i]);
 	}
-	h = sr_mix(h, (uint64_t)r->n << 1 | r->cut);
+	h = sr_mix(h, (uint64_t)r->n << 2 | r->cut << 1 | r->addr_only);
 	for (st = us->stacks[h % SR_BUCKETS]; st; st = st->chain) {
-		bool same = st->hash == h && st->n == r->n && st->cut == r->cut;
+		bool same = st->hash == h && st->n == r->n && st->cut == r->cut &&
+			    st->addr_only == r->addr_only;
 
 		for (int i = 0; same && i < r->n; i++)
 			same = st->frames[i].file == file[i] && st->frames[i].rel == rel[i];
@@ -193,6 +197,7 @@ static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const stru
 	st->hash = h;
 	st->n = r->n;
 	st->cut = r->cut;
+	st->addr_only = r->addr_only;
 	st->note = sr_dup(r->note);
 	st->maxustack = s->stack_max;
 	for (int i = 0; i < r->n; i++) {
@@ -212,6 +217,8 @@ static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const stru
 							.path = sr_dup(us->syms[j].file),
 							.offset = us->syms[j].offset,
 							.size = us->syms[j].size,
+							.src = sr_dup(us->syms[j].src),
+							.line = us->syms[j].line,
 							.inlined = us->syms[j].inlined,
 							.replaced = us->syms[j].replaced };
 		}
@@ -352,13 +359,29 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 	struct sr_stack *st = sm ? sm->stack : NULL;
 	int first = skip, last, shown = 0;
 
-	if (!st)
+	if (!st) {
+		/* A sample that was dropped, or none (no user context). */
+		if (kind == RT_US_FOLDED)
+			sr_put(t, "[no user stack]");
 		return;
+	}
 	last = count ? skip + count : st->n;
 	if (last > st->n)
 		last = st->n;
 	if (last - first > us->maxframes)
 		last = first + us->maxframes;
+	if (kind == RT_US_FILELINE || kind == RT_US_FILE) {
+		const struct sr_name *nm = st->n && st->frames[0].nnames ? &st->frames[0].names[0] : NULL;
+		uint64_t pc = sm->pcs ? sm->pcs[0] : st->frames[0].pc;
+
+		if (nm && nm->src && kind == RT_US_FILE)
+			sr_put(t, "%s", nm->src);
+		else if (nm && nm->src)
+			sr_put(t, "%s:%d", nm->src, nm->line);
+		else
+			sr_put(t, "0x%llx", (unsigned long long)pc);
+		return;
+	}
 	if (kind == RT_US_FOLDED) {
 		for (int i = last - 1; i >= first; i--) {
 			const struct sr_frame *f = &st->frames[i];
@@ -396,7 +419,17 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 				continue;
 			}
 			sr_put(t, " 0x%llx : ", (unsigned long long)pc);
-			if (nm->replaced)
+			if (kind == RT_US_FILELINES && nm->src && !nm->replaced) {
+				if (nm->text && nm->inlined)
+					sr_put(t, "%s (inlined)", nm->text);
+				else if (nm->text)
+					sr_put(t, "%s+0x%llx/0x%llx", nm->text,
+					       (unsigned long long)nm->offset,
+					       (unsigned long long)nm->size);
+				else
+					sr_put(t, "0x%llx", (unsigned long long)nm->offset);
+				sr_put(t, " at %s:%d [%s]\n", nm->src, nm->line, nm->path);
+			} else if (nm->replaced)
 				sr_put(t, "? [%s: replaced on disk since it was mapped]\n", nm->path);
 			else if (nm->text && nm->inlined)
 				sr_put(t, "%s (inlined) [%s]\n", nm->text, nm->path);
@@ -410,10 +443,11 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 				sr_put(t, "?\n");
 		}
 	}
-	if (kind == RT_US_LINES && last == st->n && st->cut)
+	if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut)
 		sr_put(t, " (the %u bytes of stack copied end here: -D MAXUSTACK=N copies more)\n",
 		       st->maxustack);
-	else if (kind == RT_US_LINES && last == st->n && st->note && st->n == 1)
+	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->note &&
+		 st->n == 1)
 		sr_put(t, " (no further frames: %s)\n", st->note);
 }
 
@@ -505,7 +539,8 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 			continue;
 		}
 		if (kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
-		    kind == RT_US_FOLDED) {
+		    kind == RT_US_FOLDED || kind == RT_US_FILELINES || kind == RT_US_FILELINE ||
+		    kind == RT_US_FILE) {
 			if (len - i < RT_US_TOKEN_LEN)
 				break;
 			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&

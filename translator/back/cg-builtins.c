@@ -384,8 +384,19 @@ char *cg_builtin(struct cg *g, struct node *n)
 		return res;
 	}
 	case B_PRINT_UBACKTRACE:
-		emit(g, "rt_print_ubacktrace(c);");
+	case B_PRINT_UBACKTRACE_FILELINE:
+		emit(g, "%s(c);", b->id == B_PRINT_UBACKTRACE ? "rt_print_ubacktrace"
+							: "rt_print_ubacktrace_fileline");
 		return xstrdup("0");
+	case B_USYMFILELINE:
+	case B_USYMFILE: {
+		char *v = cg_expr(g, n->list);
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld, %s);", b->id == B_USYMFILE ? "rt_usymfile" : "rt_usymfileline",
+		     res, g->maxstr, v);
+		free(v);
+		return res;
+	}
 	case B_PRINT_USTACK: {
 		char *v = cg_expr(g, n->list);
 		emit(g, "rt_print_ustack(c, %s);", v);

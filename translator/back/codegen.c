@@ -1453,10 +1453,11 @@ static void find_ustack_user(struct node *n, void *mode)
 		return;
 	if (n->kind == N_CALL && n->builtin) {
 		switch (n->builtin->id) {
-		case B_PRINT_UBACKTRACE:
+		case B_PRINT_UBACKTRACE: case B_PRINT_UBACKTRACE_FILELINE:
 			*m = *m > 1 ? *m : 1;
 			break;
 		case B_UBACKTRACE: case B_UCALLERS: case B_SPRINT_UBACKTRACE:
+		case B_USYMFILELINE: case B_USYMFILE:
 			*m = 2;
 			break;
 		default:
@@ -1743,8 +1744,8 @@ char *cg_translate(struct session *s)
 	if (ustacks)
 		sb_printf(&file,
 			  "static const char rt_modinfo_ustack[] __attribute__((section(\".modinfo\"), "
-			  "used, aligned(1))) = \"tapline_ustack=%s\";\n",
-			  ustacks == 2 ? "keys" : "print");
+			  "used, aligned(1))) = \"tapline_ustack=%s,%lld\";\n",
+			  ustacks == 2 ? "keys" : "print", s->limits[LIMIT_MAXBACKTRACE]);
 	/* Room for the finished module's checksum of itself, which pass 4
 	 * writes over the zeros (link.c) and staprun verifies. */
 	sb_printf(&file,
@@ -1937,7 +1938,11 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
 		  lim[LIMIT_MAXNESTING], lim[LIMIT_MAXTRYLOCK],
 		  lim[LIMIT_TRYLOCKDELAY], lim[LIMIT_HIST_ELISION], lim[LIMIT_MAXSKIPPED],
-		  lim[LIMIT_MAXACTIVE], lim[LIMIT_BUFFER_KB] * 1024, lim[LIMIT_MAXERRORS],
+		  lim[LIMIT_MAXACTIVE],
+		  /* Samples of user stacks are MAXUSTACK bytes each: 4 MiB
+		   * holds the ticks of a second on one CPU at 8 KiB. */
+		  (ustacks && !s->limit_set[LIMIT_BUFFER_KB] ? 4096 : lim[LIMIT_BUFFER_KB]) * 1024,
+		  lim[LIMIT_MAXERRORS],
 		  nmaps ? "rt_map_descs" : "0", nmaps, nstats ? "rt_stat_descs" : "0", nstats,
 		  iter_slots, regex_prog, (unsigned long long)prog->printk_offset,
 		  g.statics.n ? "rt_statics" : "0", g.statics.n, lim[LIMIT_MAXHITTIME],

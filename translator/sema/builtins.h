@@ -86,6 +86,9 @@
 	X(B_UCALLERS, "ucallers", "s:l", true, "The first N callers in the current task's user stack (ubacktrace() without the innermost frame).") \
 	X(B_PRINT_UBACKTRACE, "print_ubacktrace", "v:", true, "Print the current task's user stack, one symbolized line per frame (inline frames too).") \
 	X(B_SPRINT_UBACKTRACE, "sprint_ubacktrace", "s:", true, "The current task's user stack as \"sym+off [file]\" lines (a token staprun expands where it is printed).") \
+	X(B_PRINT_UBACKTRACE_FILELINE, "print_ubacktrace_fileline", "v:", true, "Print the current task's user stack as print_ubacktrace() does, with each frame's source file and line.") \
+	X(B_USYMFILELINE, "usymfileline", "s:l", true, "The source file and line (\"file:line\") of a user-space address of the current process, else the address in hex; named by staprun.") \
+	X(B_USYMFILE, "usymfile", "s:l", true, "The source file of a user-space address of the current process, else the address in hex; named by staprun.") \
 	X(B_PRINT_USTACK, "print_ustack", "v:s", false, "Print a ubacktrace() string, one symbolized line per frame.") \
 	X(B_SPRINT_USTACK, "sprint_ustack", "s:s", false, "A ubacktrace() string as sprint_ubacktrace() gives it.") \
 	X(B_SPRINT_USTACK_FOLDED, "sprint_ustack_folded", "s:s", false, "A ubacktrace() string as one line of folded frames, outermost first, separated by ';' (for flame graphs).") \

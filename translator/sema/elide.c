@@ -38,7 +38,7 @@ static bool builtin_pure(const struct builtin *b)
 	switch (b->id) {
 	case B_PRINT: case B_PRINTLN: case B_PRINTD: case B_PRINTDLN: case B_PRINTF:
 	case B_EXIT: case B_ERROR: case B_WARN: case B_PRINT_BACKTRACE: case B_PRINT_STACK:
-	case B_PRINT_UBACKTRACE: case B_PRINT_USTACK:
+	case B_PRINT_UBACKTRACE: case B_PRINT_USTACK: case B_PRINT_UBACKTRACE_FILELINE:
 	case B_TOKENIZE: /* keeps the string it splits */
 		return false;
 	default:
