@@ -35,11 +35,20 @@ struct sr_name {
 	bool inlined, replaced;
 };
 
-struct sr_frame {
-	uint64_t pc;
+/* A code address, named once however many samples pass through it. */
+struct sr_place {
+	uint64_t file, rel;     /* identity (unwind.c) */
+	bool return_addr;
 	struct sr_name *names;
 	int nnames;
-	uint64_t file, rel;     /* identity (unwind.c) */
+	struct sr_place *chain;
+};
+
+struct sr_frame {
+	uint64_t pc;
+	uint64_t file, rel;
+	struct sr_name *names;  /* its place's */
+	int nnames;
 };
 
 /* A distinct stack: the first sample that had it. */
@@ -72,6 +81,7 @@ struct sr_ustacks {
 	unsigned char *pend;    /* bytes not parsed yet (a record or token cut by a read) */
 	size_t npend, pend_cap;
 	struct sr_stack *stacks[SR_BUCKETS];
+	struct sr_place *places[SR_BUCKETS];
 	struct sr_sample *samples[SR_BUCKETS];
 	uint64_t (*aliases)[2];
 	size_t naliases, aliases_cap;
@@ -105,17 +115,20 @@ struct sr_ustacks *sr_ustacks_new(const char *mode, const char *name)
 	return us;
 }
 
+static void sr_place_free(struct sr_place *pl)
+{
+	for (int k = 0; k < pl->nnames; k++) {
+		free(pl->names[k].text);
+		free(pl->names[k].module);
+		free(pl->names[k].path);
+		free(pl->names[k].src);
+	}
+	free(pl->names);
+	free(pl);
+}
+
 static void sr_stack_free(struct sr_stack *st)
 {
-	for (int i = 0; i < st->n; i++) {
-		for (int k = 0; k < st->frames[i].nnames; k++) {
-			free(st->frames[i].names[k].text);
-			free(st->frames[i].names[k].module);
-			free(st->frames[i].names[k].path);
-			free(st->frames[i].names[k].src);
-		}
-		free(st->frames[i].names);
-	}
 	free(st->frames);
 	free(st->note);
 	free(st);
@@ -134,6 +147,10 @@ void sr_ustacks_free(struct sr_ustacks *us)
 			next = s->chain;
 			free(s->pcs);
 			free(s);
+		}
+		for (struct sr_place *pl = us->places[b], *next; pl; pl = next) {
+			next = pl->chain;
+			sr_place_free(pl);
 		}
 	}
 	if (us->alias_fd >= 0)
@@ -162,6 +179,46 @@ static struct sr_sample *sr_sample_find(struct sr_ustacks *us, uint64_t id)
 		if (s->id == id)
 			return s;
 	return NULL;
+}
+
+/* Frame i of the unwind result: its place, named the first time. */
+static struct sr_place *sr_place(struct sr_ustacks *us, int i, uint64_t file, uint64_t rel)
+{
+	const struct sr_unwind_result *r = &us->r;
+	bool ret = r->return_addr[i];
+	uint64_t h = sr_mix(sr_mix(sr_mix(0x9e3779b97f4a7c15ull, file), rel), ret);
+	struct sr_place *pl;
+	int k;
+
+	/* Only a frame in a file has a place of its own. */
+	for (pl = file ? us->places[h % SR_BUCKETS] : NULL; pl; pl = pl->chain)
+		if (pl->file == file && pl->rel == rel && pl->return_addr == ret)
+			return pl;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	k = sr_symbolize(r, i, us->syms, (int)(sizeof(us->syms) / sizeof(us->syms[0])));
+	pl->file = file;
+	pl->rel = rel;
+	pl->return_addr = ret;
+	pl->names = calloc((size_t)k, sizeof(*pl->names));
+	if (pl->names)
+		pl->nnames = k;
+	for (int j = 0; j < pl->nnames; j++)
+		pl->names[j] = (struct sr_name){ .text = sr_dup(us->syms[j].name),
+						 .module = sr_dup(us->syms[j].module),
+						 .path = sr_dup(us->syms[j].file),
+						 .offset = us->syms[j].offset,
+						 .size = us->syms[j].size,
+						 .src = sr_dup(us->syms[j].src),
+						 .line = us->syms[j].line,
+						 .inlined = us->syms[j].inlined,
+						 .replaced = us->syms[j].replaced };
+	/* An address in no file is named afresh each time (and freed with
+	 * its stack's place list all the same). */
+	pl->chain = us->places[h % SR_BUCKETS];
+	us->places[h % SR_BUCKETS] = pl;
+	return pl;
 }
 
 /* The stack r unwound to: found among those seen, or named and added. */
@@ -202,25 +259,14 @@ static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const stru
 	st->maxustack = s->stack_max;
 	for (int i = 0; i < r->n; i++) {
 		struct sr_frame *f = &st->frames[i];
-		int k = sr_symbolize(r, i, us->syms, (int)(sizeof(us->syms) / sizeof(us->syms[0])));
+		struct sr_place *pl = sr_place(us, i, file[i], rel[i]);
 
 		f->pc = r->pcs[i];
 		f->file = file[i];
 		f->rel = rel[i];
-		f->names = calloc((size_t)k, sizeof(*f->names));
-		if (!f->names)
-			continue;
-		f->nnames = k;
-		for (int j = 0; j < k; j++) {
-			f->names[j] = (struct sr_name){ .text = sr_dup(us->syms[j].name),
-							.module = sr_dup(us->syms[j].module),
-							.path = sr_dup(us->syms[j].file),
-							.offset = us->syms[j].offset,
-							.size = us->syms[j].size,
-							.src = sr_dup(us->syms[j].src),
-							.line = us->syms[j].line,
-							.inlined = us->syms[j].inlined,
-							.replaced = us->syms[j].replaced };
+		if (pl) {
+			f->names = pl->names;
+			f->nnames = pl->nnames;
 		}
 	}
 	st->chain = us->stacks[h % SR_BUCKETS];
