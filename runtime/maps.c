@@ -267,12 +267,14 @@ static __always_inline struct rt_entry *rt_lookup(const struct rt_map *m, const 
 {
 	s32 i;
 
-	for (i = t->heads[h & t->mask]; i >= 0;) {
+	/* i < used: a link another CPU is rewriting (a fold of its own
+	 * table of statistics) ends the search rather than leaving the table. */
+	for (i = t->heads[h & t->mask]; i >= 0 && i < READ_ONCE(t->used);) {
 		struct rt_entry *e = rt_entry_at(m, t, i);
 
 		if (e->hash == h && rt_keys_match(m, e, k, 0))
 			return e;
-		i = e->next;
+		i = READ_ONCE(e->next);
 	}
 	return NULL;
 }
@@ -368,11 +370,16 @@ static struct rt_entry *rt_insert(const struct rt_map *m, struct rt_table *t,
  * User stacks as keys (ustack.c): an entry whose key names a sample that
  * staprun found equal to an earlier one is renamed to that one, and merged
  * into the entry already there: statistics combine, numbers add, a string
- * keeps the newer value. Done by whoever changes the table, under the lock
- * that change holds (a CPU's own table of statistics is read by other CPUs
- * meanwhile: their reads may count a merged entry once more, or miss it,
- * until the next one).
+ * keeps the newer value. While the script runs, only a table that is full
+ * is folded, and only RT_FOLD_BUDGET of its newest entries, by whoever
+ * inserts, under the lock that insert holds (a CPU's own table of
+ * statistics is read by other CPUs meanwhile: their reads may miss a
+ * merged entry until the end); a statistics array's tables likewise when
+ * foreach merges them. Every array is folded whole once the probes have
+ * stopped, before the end probes (rt_ustack_final_fold).
  */
+#define RT_FOLD_BUDGET 4096
+
 static void rt_merge_value(const struct rt_map *m, struct rt_entry *into, struct rt_entry *e)
 {
 	switch (m->d->value_kind) {
@@ -389,21 +396,23 @@ static void rt_merge_value(const struct rt_map *m, struct rt_entry *into, struct
 	}
 }
 
-static noinline void rt_table_fold(const struct rt_map *m, struct rt_table *t, bool force)
+/* Fold at most budget entries of t, newest first (budget < 0: all, in
+ * process context). */
+static noinline void rt_table_fold(const struct rt_map *m, struct rt_table *t, long budget)
 {
-	u32 gen = rt_ustack_alias_gen();
+	long seen = 0;
 	s32 i;
 
-	if (!force && t->fold_gen == gen)
-		return;
-	for (i = t->oldest; i >= 0;) {
+	for (i = t->newest; i >= 0 && (budget < 0 || seen < budget); seen++) {
 		struct rt_entry *e = rt_entry_at(m, t, i), *into;
 		struct rt_key k[9];
 		bool any = false;
 		int j;
 		u32 h;
 
-		i = e->newer;
+		i = e->older;
+		if (budget < 0 && !(seen % 4096))
+			cond_resched();
 		for (j = 0; j < m->d->nkeys && !any; j++)
 			if (m->d->key_kinds[j] == RT_STRING)
 				any = rt_ustack_fold_key(rt_key_str(m, e, j), m->maxstr, false);
@@ -431,26 +440,32 @@ static noinline void rt_table_fold(const struct rt_map *m, struct rt_table *t, b
 		}
 		t->dirty = 1;
 	}
+}
+
+/* Fold t in a hit if aliases came since it was last folded. */
+static void rt_table_fold_new(const struct rt_map *m, struct rt_table *t)
+{
+	u32 gen = rt_ustack_alias_gen();
+
+	if (t->fold_gen == gen)
+		return;
 	t->fold_gen = gen;
+	rt_table_fold(m, t, RT_FOLD_BUDGET);
 }
 
 static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, struct rt_map *m,
 					  struct rt_table *t, const struct rt_key *k,
 					  const char *loc)
 {
-	u32 h;
-	struct rt_entry *e;
+	u32 h = rt_hash(m, k);
+	struct rt_entry *e = rt_lookup(m, t, k, h);
 
-	if (unlikely(m->fold))
-		rt_table_fold(m, t, false);
-	h = rt_hash(m, k);
-	e = rt_lookup(m, t, k, h);
 	if (e)
 		return e;
 	e = rt_insert(m, t, k, h);
 	if (!e && unlikely(m->fold)) {
 		/* Full: maybe of samples whose stacks are known by now. */
-		rt_table_fold(m, t, true);
+		rt_table_fold_new(m, t);
 		e = rt_lookup(m, t, k, h);
 		if (!e)
 			e = rt_insert(m, t, k, h);
@@ -458,6 +473,38 @@ static __always_inline struct rt_entry *rt_find_or_insert(struct rt_context *c, 
 	if (!e)
 		rt_map_full(c, m, loc);
 	return e;
+}
+
+/* The user-stack sample ids in the keys of every folded array (no probe
+ * may run): how many, and the first cap of them into ids. */
+size_t rt_maps_tokens(u64 *ids, size_t cap)
+{
+	size_t n = 0;
+	int i, cpu, j;
+
+	for (i = 0; rt_maps && i < rt_script.nmaps; i++) {
+		struct rt_map *m = rt_maps[i];
+
+		for (cpu = -1; m && m->fold && cpu < (int)nr_cpu_ids; cpu++) {
+			struct rt_table *t = cpu < 0 ? m->table : m->cpu ? m->cpu[cpu] : NULL;
+			s32 k;
+
+			if (!t || (cpu >= 0 && !cpu_possible(cpu)))
+				continue;
+			for (k = t->oldest; k >= 0;) {
+				struct rt_entry *e = rt_entry_at(m, t, k);
+
+				k = e->newer;
+				for (j = 0; j < m->d->nkeys; j++)
+					if (m->d->key_kinds[j] == RT_STRING)
+						n += rt_ustack_key_tokens(rt_key_str(m, e, j), m->maxstr,
+									  n < cap ? ids + n : NULL,
+									  n < cap ? cap - n : 0);
+			}
+			cond_resched();
+		}
+	}
+	return n;
 }
 
 void rt_maps_fold_all(void)
@@ -469,10 +516,10 @@ void rt_maps_fold_all(void)
 
 		if (!m || !m->fold)
 			continue;
-		rt_table_fold(m, m->table, true);
+		rt_table_fold(m, m->table, -1);
 		if (m->cpu)
 			for_each_possible_cpu(cpu)
-				rt_table_fold(m, m->cpu[cpu], true);
+				rt_table_fold(m, m->cpu[cpu], -1);
 	}
 }
 
@@ -912,7 +959,7 @@ void rt_iter_begin(struct rt_context *c, struct rt_iter *it, struct rt_map *m, i
 		int cpu;
 
 		for_each_possible_cpu(cpu)
-			rt_table_fold(m, m->cpu[cpu], false);
+			rt_table_fold_new(m, m->cpu[cpu]);
 	}
 	if (m->cpu && !rt_map_merge(c, m, loc))
 		return;

@@ -243,16 +243,25 @@ size_t rt_stat_scratch_bytes(void);
 void rt_ctl_orphan(void);
 /* `quiesce`: the probes stop, the end probes wait for `stop`. */
 int rt_ctl_quiesce(void);
-void rt_fold_if_quiesced(void);
-/* maps.c: every array with string keys folded by the user-stack aliases
- * (no probe may run). */
+bool rt_quiesced(void);
+/* maps.c: every array with string keys folded by the user-stack aliases,
+ * and the sample ids their keys name (no probe may run). */
 void rt_maps_fold_all(void);
+size_t rt_maps_tokens(u64 *ids, size_t cap);
 
 /* ustack.c: the aliases staprun sends for user stacks kept as array keys */
 size_t rt_ustack_bytes(void);
 int rt_ustack_alloc(void);
 void rt_ustack_free(void);
 ssize_t rt_ustack_write(const char __user *ubuf, size_t count);
+ssize_t rt_ustack_read(char __user *ubuf, size_t count, loff_t *ppos);
+/* `ctl`: the cookie user-stack records carry. */
+void rt_ustack_show(struct seq_file *m);
+/* After quiesce, before the end probes: every array folded by the
+ * aliases staprun gave for the samples their keys name. */
+void rt_ustack_final_fold(void);
+/* The sample ids of the tokens in key s: how many, the first cap into ids. */
+int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap);
 /* Bumped by every batch of aliases: arrays fold again when it changed. */
 u32 rt_ustack_alias_gen(void);
 /* Rewrite the tokens in a key to their stack's first sample (change false:
@@ -271,6 +280,7 @@ void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len);
 void rt_out_commit(struct rt_cpu *cpu);
 bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b, size_t blen);
 void rt_out_write_whole(struct rt_cpu *cpu, const char *data, size_t len);
+size_t rt_out_room(struct rt_cpu *cpu);
 /* Readers of `out` notice new data or a state change. */
 void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */

@@ -679,8 +679,11 @@ int rt_ctl_stop(void)
 		rt_stopped = true;
 		rt_request_stop(0);
 		if (rt_started && rt_allocated) {
-			if (!rt_probes_stopped)
+			if (!rt_probes_stopped) {
 				rt_probes_stop();
+				synchronize_rcu();
+			} else
+				rt_ustack_final_fold();
 			rt_probes_stopped = true;
 			atomic_set(&rt_sess.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
@@ -704,7 +707,10 @@ int rt_ctl_quiesce(void)
 	if (rt_started && rt_allocated && !rt_stopped && !rt_probes_stopped) {
 		rt_request_stop(0);
 		rt_probes_stop();
-		rt_probes_stopped = true;
+		/* A hit that passed its state check before the probes went
+		 * (a perf event's) is over once an RCU grace period is. */
+		synchronize_rcu();
+		WRITE_ONCE(rt_probes_stopped, true);
 		atomic_set(&rt_sess.state, RT_STOPPING);
 	}
 	rt_wake_readers();
@@ -712,13 +718,10 @@ int rt_ctl_quiesce(void)
 	return 0;
 }
 
-/* After `quiesce` and before `stop`, no probe runs: fold every array. */
-void rt_fold_if_quiesced(void)
+/* After `quiesce` and before `stop`: no probe runs. */
+bool rt_quiesced(void)
 {
-	mutex_lock(&rt_ctl_mutex);
-	if (rt_probes_stopped && !rt_stopped && rt_allocated)
-		rt_maps_fold_all();
-	mutex_unlock(&rt_ctl_mutex);
+	return READ_ONCE(rt_probes_stopped) && !READ_ONCE(rt_stopped) && READ_ONCE(rt_allocated);
 }
 
 /*

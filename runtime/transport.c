@@ -38,6 +38,7 @@
 #include <linux/wait.h>
 
 #include "runtime.h"
+#include "ustack-records.h"
 
 struct rt_record {
 	u64 seq;
@@ -188,9 +189,10 @@ void rt_out_commit(struct rt_cpu *cpu)
 
 /*
  * A record of its own from two parts (a user-stack record: its header and
- * its payload), after what the hit staged so far, never split; false when
- * it was dropped (counted). Not in process context, whose list takes
- * chunks that other records may come between.
+ * its payload), ahead of what the hit staged so far (which stays one
+ * record: a sample comes before the token that names it), never split;
+ * false when it was dropped (counted). Not in process context, whose list
+ * takes chunks that other records may come between.
  */
 bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b, size_t blen)
 {
@@ -200,7 +202,6 @@ bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b
 
 	if (cpu->process_context)
 		return false;
-	rt_out_commit(cpu);
 	r = this_cpu_ptr(rt_rings);
 	need = rt_record_space(alen + blen);
 	head = r->head;
@@ -220,12 +221,44 @@ bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b
 	return true;
 }
 
+/* Bytes a record may have in this CPU's ring now. */
+size_t rt_out_room(struct rt_cpu *cpu)
+{
+	struct rt_ring *r = this_cpu_ptr(rt_rings);
+	size_t used = r->head - smp_load_acquire(&r->tail);
+
+	return r->size - used > sizeof(struct rt_record) + 8 ? r->size - used - sizeof(struct rt_record) - 8
+							      : 0;
+}
+
 /* Text that must reach the reader in one piece (a user-stack token). */
 void rt_out_write_whole(struct rt_cpu *cpu, const char *data, size_t len)
 {
 	if (cpu->out_len + len > RT_STAGING_SIZE && !cpu->process_context)
 		rt_out_commit(cpu);
 	rt_out_write(cpu, data, len);
+}
+
+/* Commit a full staging buffer; with user stacks, a token cut at its end
+ * goes with the next record instead (other CPUs' records may come between
+ * two of a hit's). */
+static void rt_out_commit_full(struct rt_cpu *cpu)
+{
+	char tail[RT_US_TOKEN_LEN];
+	size_t keep = 0, i;
+
+	if (rt_script.maxustack && !cpu->process_context)
+		for (i = cpu->out_len > RT_US_TOKEN_LEN - 1 ? cpu->out_len - (RT_US_TOKEN_LEN - 1) : 0;
+		     i < cpu->out_len; i++)
+			if (cpu->out[i] == RT_US_MARK) {
+				keep = cpu->out_len - i;
+				break;
+			}
+	memcpy(tail, cpu->out + cpu->out_len - keep, keep);
+	cpu->out_len -= keep;
+	rt_out_commit(cpu);
+	memcpy(cpu->out, tail, keep);
+	cpu->out_len = keep;
 }
 
 void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len)
@@ -235,8 +268,8 @@ void rt_out_write(struct rt_cpu *cpu, const char *data, size_t len)
 		size_t n;
 
 		if (!room) {
-			rt_out_commit(cpu);
-			room = RT_STAGING_SIZE;
+			rt_out_commit_full(cpu);
+			room = RT_STAGING_SIZE - cpu->out_len;
 		}
 		n = min(len, room);
 		memcpy(cpu->out + cpu->out_len, data, n);
@@ -571,6 +604,7 @@ void rt_transport_show(struct seq_file *m)
 static int rt_ctl_show(struct seq_file *m, void *unused)
 {
 	rt_session_show(m);
+	rt_ustack_show(m);
 	rt_system_show(m);
 	rt_transport_show(m);
 	return 0;
@@ -624,11 +658,16 @@ static ssize_t rt_ustack_write_op(struct file *file, const char __user *ubuf, si
 	return rt_ustack_write(ubuf, count);
 }
 
+static ssize_t rt_ustack_read_op(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	return rt_ustack_read(ubuf, count, ppos);
+}
+
 /* `out` is opened non-seekable, so it needs no llseek. */
 RT_PROC_OPS(rt_out_ops, rt_out_open, rt_out_read, NULL, NULL, rt_out_release, rt_out_poll);
 RT_PROC_OPS(rt_ctl_ops, rt_ctl_open, seq_read, rt_ctl_write, seq_lseek, single_release, NULL);
 RT_PROC_OPS(rt_cmd_ops, rt_cmd_open, rt_cmd_read, NULL, NULL, NULL, NULL);
-RT_PROC_OPS(rt_ustack_ops, rt_cmd_open, NULL, rt_ustack_write_op, NULL, NULL, NULL);
+RT_PROC_OPS(rt_ustack_ops, rt_cmd_open, rt_ustack_read_op, rt_ustack_write_op, NULL, NULL, NULL);
 
 void rt_wake_readers(void)
 {
@@ -669,7 +708,7 @@ int rt_transport_init(const char *module_name)
 		goto exists;
 	/* User stacks kept as array keys: staprun's aliases (ustack.c). */
 	if (rt_script.ustack_keys) {
-		struct proc_dir_entry *us = proc_create("ustack", 0200, rt_proc_dir, &rt_ustack_ops);
+		struct proc_dir_entry *us = proc_create("ustack", 0600, rt_proc_dir, &rt_ustack_ops);
 
 		if (!us)
 			goto exists;

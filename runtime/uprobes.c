@@ -59,8 +59,11 @@ static void rt_uobjects_stop(void)
 /* What is at a user address of the current task: the file mapped there
  * (its path in path, "" if none), and in a file the script probes, the
  * symbol at or before it (*sym, 0 if none) and the offset into that.
- * Never sleeps: the memory map's lock is only tried. */
-static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size,
+ * Never sleeps: the memory map's lock is only tried. The path of a file
+ * no probe is in comes from d_path, only where the hit interrupted user
+ * mode (user): from inside the kernel, this CPU may be in the middle of
+ * a rename, and d_path would wait for it forever. */
+static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size, bool user,
 			    const struct rt_uobject **obj, const struct rt_usym **sym, rt_size *off)
 {
 	struct mm_struct *mm = current->mm;
@@ -96,7 +99,7 @@ static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size,
 			*sym = &(*obj)->syms[lo - 1];
 			*off = fileoff - (*sym)->offset;
 		}
-	} else {
+	} else if (user) {
 		char *p = d_path(&vma->vm_file->f_path, path, (int)size);
 
 		if (IS_ERR(p))
@@ -112,13 +115,14 @@ enum rt_uaddr_text { RT_USYMNAME, RT_USYMDATA, RT_UMODNAME };
 
 /* usymname, usymdata or umodname of addr into buf; an address in no
  * probed file's symbol is given in hex (umodname: its file, or ""). */
-static void rt_uaddr_text(char *buf, rt_size size, unsigned long addr, enum rt_uaddr_text what)
+static void rt_uaddr_text(struct rt_context *c, char *buf, rt_size size, unsigned long addr,
+			  enum rt_uaddr_text what)
 {
 	const struct rt_uobject *obj;
 	const struct rt_usym *sym;
 	rt_size off;
 
-	rt_uaddr_lookup(addr, buf, size, &obj, &sym, &off);
+	rt_uaddr_lookup(addr, buf, size, c->regs && user_mode(c->regs), &obj, &sym, &off);
 	if (what == RT_UMODNAME)
 		return;
 	if (!sym)
@@ -132,17 +136,17 @@ static void rt_uaddr_text(char *buf, rt_size size, unsigned long addr, enum rt_u
 
 void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
-	rt_uaddr_text(buf, size, (unsigned long)addr, RT_USYMNAME);
+	rt_uaddr_text(c, buf, size, (unsigned long)addr, RT_USYMNAME);
 }
 
 void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
-	rt_uaddr_text(buf, size, (unsigned long)addr, RT_USYMDATA);
+	rt_uaddr_text(c, buf, size, (unsigned long)addr, RT_USYMDATA);
 }
 
 void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
-	rt_uaddr_text(buf, size, (unsigned long)addr, RT_UMODNAME);
+	rt_uaddr_text(c, buf, size, (unsigned long)addr, RT_UMODNAME);
 }
 
 #if RT_UPROBES

@@ -33,6 +33,9 @@ struct rt_us_header {
 	u8 mark, kind;
 	u8 unused[2];
 	u32 len;                /* payload bytes after this header */
+	/* The module's secret (`ctl` says it: ustack_cookie): text the
+	 * script prints, from anyone's data, cannot pass for a record. */
+	u64 cookie;
 };
 
 /* x86-64 registers in DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip. */
@@ -58,7 +61,8 @@ struct rt_us_map {
 	u32 path_len;           /* bytes of path after this struct, no terminator */
 	u64 start, end;         /* the mapping */
 	u64 offset;             /* file offset at start */
-	u64 dev, ino;           /* the file, as stat() gives it */
+	u64 dev, ino;           /* the file, as stat() gives it (dev: its device's) */
+	u64 size;               /* its size when mapped */
 };
 #define RT_US_FIRST 1
 

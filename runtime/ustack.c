@@ -23,9 +23,13 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/proc_fs.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/bsearch.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -34,14 +38,21 @@
 
 static atomic64_t rt_us_next_id;
 
-/* The mappings last sent for a process (a small table, by tgid). */
+/* The mappings last sent for a process (a small table, by tgid): which
+ * process (a pid is reused), which program it runs, how many mappings it
+ * had then; sending: another CPU is sending them. */
 struct rt_us_proc {
 	pid_t tgid;
-	u32 exec_id;
 	int map_count;
+	u64 exec_id, start_time;
 	u32 gen;
+	bool sending;
 };
-#define RT_US_PROCS 256
+#define RT_US_PROCS 1024
+/* A process with more mappings than this is not walked from a hit. */
+#define RT_US_MAX_VMAS 8192
+#define RT_US_MAX_EXEC 1024
+u64 rt_us_cookie;
 static struct rt_us_proc rt_us_procs[RT_US_PROCS];
 static DEFINE_RAW_SPINLOCK(rt_us_procs_lock);
 static atomic_t rt_us_next_gen;
@@ -73,6 +84,7 @@ static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid
 	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
 	char *path = cpu->sym;
 	bool ok = true;
+	int vmas = 0, sent = 0;
 	struct {
 		struct rt_us_header h;
 		struct rt_us_map m;
@@ -85,6 +97,11 @@ static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid
 		struct inode *inode;
 		char *p;
 
+		/* Bounded: a process may have tens of thousands. */
+		if (++vmas > RT_US_MAX_VMAS || sent >= RT_US_MAX_EXEC) {
+			ok = false;
+			break;
+		}
 		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 			continue;
 		inode = file_inode(vma->vm_file);
@@ -96,20 +113,23 @@ static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid
 		m.offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 		m.dev = new_encode_dev(inode->i_sb->s_dev);
 		m.ino = inode->i_ino;
+		m.size = i_size_read(inode);
 		m.path_len = strlen(p);
 		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP,
-						.len = sizeof(m) + m.path_len };
+						.len = sizeof(m) + m.path_len, .cookie = rt_us_cookie };
 		head.m = m;
 		if (!rt_out_record(cpu, &head, sizeof(head), p, m.path_len)) {
 			ok = false;
 			break;
 		}
 		m.flags = 0;
+		sent++;
 	}
 	mmap_read_unlock(mm);
 	/* A process with no file mapped executable still says so. */
 	if (ok && m.flags == RT_US_FIRST) {
-		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP, .len = sizeof(m) };
+		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP, .len = sizeof(m),
+						.cookie = rt_us_cookie };
 		m.start = m.end = 0;
 		m.path_len = 0;
 		head.m = m;
@@ -124,29 +144,35 @@ static u32 rt_us_maps(struct rt_cpu *cpu, bool in_user)
 {
 	struct mm_struct *mm = current->mm;
 	pid_t tgid = task_tgid_nr(current);
-	u32 exec_id = current->self_exec_id, gen = 0;
+	u64 exec_id = current->self_exec_id, start = current->group_leader->start_time;
 	int map_count = READ_ONCE(mm->map_count);
 	struct rt_us_proc *slot = rt_us_slot(tgid);
 	unsigned long flags;
-	bool same = false;
+	bool ours, sent;
+	u32 gen = 0;
 
 	if (in_nmi() || !raw_spin_trylock_irqsave(&rt_us_procs_lock, flags))
 		return 0;
-	if (slot->tgid == tgid && slot->exec_id == exec_id) {
+	ours = slot->tgid == tgid && slot->exec_id == exec_id && slot->start_time == start;
+	if (ours)
 		gen = slot->gen;
-		same = slot->map_count == map_count;
-	}
-	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
-	if (same || !in_user)
+	/* Unchanged, being sent by another CPU, or not to be read here. */
+	if ((ours && slot->map_count == map_count) || slot->sending || !in_user) {
+		raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
 		return gen;
+	}
 	gen = (u32)atomic_inc_return(&rt_us_next_gen);
-	if (!rt_us_send_maps(cpu, mm, tgid, gen))
-		return 0;
-	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
-	*slot = (struct rt_us_proc){ .tgid = tgid, .exec_id = exec_id, .map_count = map_count,
-				     .gen = gen };
+	*slot = (struct rt_us_proc){ .tgid = tgid, .exec_id = exec_id, .start_time = start,
+				     .map_count = map_count, .sending = true };
 	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
-	return gen;
+	sent = rt_us_send_maps(cpu, mm, tgid, gen);
+	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
+	slot->sending = false;
+	/* Not sent: the next hit tries again. */
+	slot->gen = sent ? gen : 0;
+	slot->map_count = sent ? map_count : -1;
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+	return sent ? gen : 0;
 }
 
 /* Copy the user stack from sp up, a page at a time, stopping at the first
@@ -181,7 +207,8 @@ static u64 rt_us_sample_of(struct rt_context *c, bool addr_only, unsigned long a
 	} head;
 	struct rt_us_sample *s = &head.s;
 
-	if (!regs || !cpu->ustack)
+	/* 32-bit tasks have other registers: staprun unwinds x86-64 only. */
+	if (!regs || !cpu->ustack || !user_64bit_mode(regs))
 		return 0;
 	memset(&head, 0, sizeof(head));
 	s->gen = rt_us_maps(cpu, regs == cpu->c.regs);
@@ -210,10 +237,17 @@ static u64 rt_us_sample_of(struct rt_context *c, bool addr_only, unsigned long a
 		s->regs[16] = addr;
 		s->flags = RT_US_ADDR;
 	} else {
-		s->stack_len = rt_us_copy(cpu->ustack, regs->sp, s->stack_max, &s->flags);
+		/* No more than the output buffer has room for. */
+		u32 room = (u32)min_t(size_t, rt_out_room(cpu), U32_MAX);
+
+		if (room < sizeof(head))
+			return 0;
+		s->stack_len = rt_us_copy(cpu->ustack, regs->sp,
+					  min_t(u32, s->stack_max, room - sizeof(head)), &s->flags);
+		rt_work(c, s->stack_len);
 	}
 	head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_SAMPLE,
-					.len = sizeof(*s) + s->stack_len };
+					.len = sizeof(*s) + s->stack_len, .cookie = rt_us_cookie };
 	if (!rt_out_record(cpu, &head, sizeof(head), cpu->ustack, s->stack_len))
 		return 0;
 	return s->id;
@@ -367,10 +401,11 @@ void rt_sprint_ustack_folded(struct rt_context *c, char *buf, rt_size size, cons
 /* --- aliases: which earlier sample each sample's stack equals --- */
 
 /*
- * Direct-mapped by sample id: an alias is needed only until the arrays
- * holding its token are folded (at their next change, and all of them
- * before the end probes, when staprun sends every alias again), so an
- * older one may give way to a newer.
+ * While the script runs, direct-mapped by sample id: an alias is needed
+ * only until a full array holding its token is folded, so an older one
+ * may give way to a newer. Before the end probes it is exact: staprun
+ * reads the ids the arrays' keys name (`ustack`, after `quiesce`) and
+ * writes an alias for each that has one; every array is then folded once.
  */
 #define RT_US_ALIASES (1 << 16)
 struct rt_us_alias {
@@ -379,24 +414,47 @@ struct rt_us_alias {
 static struct rt_us_alias *rt_us_aliases;
 static atomic_t rt_us_alias_gen;
 static DEFINE_MUTEX(rt_us_alias_mutex);
+/* After quiesce: the ids asked for, and the aliases given for them. */
+static u64 *rt_us_wanted;
+static size_t rt_us_nwanted;
+static struct rt_us_alias *rt_us_final;
+static size_t rt_us_nfinal;
+static bool rt_us_final_mode;
 
 size_t rt_ustack_bytes(void)
 {
 	return rt_script.ustack_keys ? RT_US_ALIASES * sizeof(struct rt_us_alias) : 0;
 }
 
+void rt_ustack_show(struct seq_file *m)
+{
+	if (rt_script.maxustack)
+		seq_printf(m, "ustack_cookie %016llx\n", rt_us_cookie);
+}
+
 int rt_ustack_alloc(void)
 {
+	rt_us_cookie = (u64)get_random_u32() << 32 | get_random_u32();
 	if (!rt_script.ustack_keys)
 		return 0;
 	rt_us_aliases = rt_alloc_big(RT_US_ALIASES * sizeof(struct rt_us_alias));
 	return rt_us_aliases ? 0 : -ENOMEM;
 }
 
+static void rt_us_final_free(void)
+{
+	kvfree(rt_us_wanted);
+	kvfree(rt_us_final);
+	rt_us_wanted = NULL;
+	rt_us_final = NULL;
+	rt_us_nwanted = rt_us_nfinal = 0;
+}
+
 void rt_ustack_free(void)
 {
 	rt_free_big(rt_us_aliases);
 	rt_us_aliases = NULL;
+	rt_us_final_free();
 }
 
 u32 rt_ustack_alias_gen(void)
@@ -404,12 +462,30 @@ u32 rt_ustack_alias_gen(void)
 	return (u32)atomic_read(&rt_us_alias_gen);
 }
 
+static int rt_us_cmp_alias(const void *a, const void *b)
+{
+	u64 x = ((const struct rt_us_alias *)a)->id, y = ((const struct rt_us_alias *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int rt_us_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The first sample with the same stack as sample id (id itself if none). */
 static u64 rt_us_canon(u64 id)
 {
-	struct rt_us_alias *a;
+	struct rt_us_alias *a, key = { .id = id };
 	u64 id1, id2, canon;
 
+	if (rt_us_final_mode) {
+		a = bsearch(&key, rt_us_final, rt_us_nfinal, sizeof(*a), rt_us_cmp_alias);
+		return a ? a->canon : id;
+	}
 	if (!rt_us_aliases)
 		return id;
 	a = &rt_us_aliases[hash_64(id, ilog2(RT_US_ALIASES))];
@@ -418,6 +494,33 @@ static u64 rt_us_canon(u64 id)
 	smp_rmb();
 	id2 = READ_ONCE(a->id);
 	return id1 == id && id2 == id && canon ? canon : id;
+}
+
+static bool rt_us_token_kind(char kind)
+{
+	return kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
+	       kind == RT_US_FOLDED || kind == RT_US_FILELINES || kind == RT_US_FILELINE ||
+	       kind == RT_US_FILE;
+}
+
+int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i + RT_US_TOKEN_LEN <= max && s[i]; i++) {
+		u64 id;
+		int skip, count;
+
+		if (s[i] != RT_US_MARK || !rt_us_token_kind(s[i + 1]) ||
+		    !rt_us_parse(s + i, &id, &skip, &count))
+			continue;
+		if (ids && (size_t)n < cap)
+			ids[n] = id;
+		n++;
+		i += RT_US_TOKEN_LEN - 1;
+	}
+	return n;
 }
 
 /* Rewrite the tokens in a key string to name their stack's first sample;
@@ -431,20 +534,52 @@ bool rt_ustack_fold_key(char *s, size_t max, bool change)
 		u64 id, canon;
 		int skip, count, k;
 
-		if (s[i] != RT_US_MARK || !rt_us_parse(s + i, &id, &skip, &count))
+		if (s[i] != RT_US_MARK || !rt_us_token_kind(s[i + 1]) ||
+		    !rt_us_parse(s + i, &id, &skip, &count))
 			continue;
 		canon = rt_us_canon(id);
-		if (canon == id)
-			continue;
-		any = true;
-		if (!change)
-			return true;
-		/* The same width: the string keeps its length. */
-		for (k = 0; k < 16; k++)
-			s[i + 2 + k] = hex_asc_lo(canon >> (60 - 4 * k));
+		if (canon != id) {
+			any = true;
+			if (!change)
+				return true;
+			/* The same width: the string keeps its length. */
+			for (k = 0; k < 16; k++)
+				s[i + 2 + k] = hex_asc_lo(canon >> (60 - 4 * k));
+		}
 		i += RT_US_TOKEN_LEN - 1;
 	}
 	return any;
+}
+
+/* `ustack`, read after quiesce: the sample ids the arrays' keys name
+ * (u64 each, sorted, each once). */
+ssize_t rt_ustack_read(char __user *ubuf, size_t count, loff_t *ppos)
+{
+	ssize_t rc;
+
+	if (!rt_us_aliases || !rt_quiesced())
+		return -EINVAL;
+	mutex_lock(&rt_us_alias_mutex);
+	if (!rt_us_wanted) {
+		size_t n = rt_maps_tokens(NULL, 0), k, w;
+
+		rt_us_wanted = kvmalloc_array(max_t(size_t, n, 1), sizeof(u64), GFP_KERNEL);
+		rt_us_final = kvmalloc_array(max_t(size_t, n, 1), sizeof(*rt_us_final), GFP_KERNEL);
+		if (!rt_us_wanted || !rt_us_final) {
+			rt_us_final_free();
+			mutex_unlock(&rt_us_alias_mutex);
+			return -ENOMEM;
+		}
+		n = min(n, rt_maps_tokens(rt_us_wanted, n));
+		sort(rt_us_wanted, n, sizeof(u64), rt_us_cmp_u64, NULL);
+		for (k = 0, w = 0; k < n; k++)
+			if (!w || rt_us_wanted[w - 1] != rt_us_wanted[k])
+				rt_us_wanted[w++] = rt_us_wanted[k];
+		rt_us_nwanted = w;
+	}
+	rc = simple_read_from_buffer(ubuf, count, ppos, rt_us_wanted, rt_us_nwanted * sizeof(u64));
+	mutex_unlock(&rt_us_alias_mutex);
+	return rc;
 }
 
 /* `ustack`: staprun writes pairs of sample ids (u64 id, u64 first). */
@@ -471,6 +606,14 @@ ssize_t rt_ustack_write(const char __user *ubuf, size_t count)
 
 		if (!pairs[i].id || !pairs[i].canon || pairs[i].id == pairs[i].canon)
 			continue;
+		if (rt_us_wanted) {
+			/* Kept exactly, for the ids asked for only (so at most those). */
+			if (rt_us_nfinal < rt_us_nwanted &&
+			    bsearch(&pairs[i].id, rt_us_wanted, rt_us_nwanted, sizeof(u64),
+				    rt_us_cmp_u64))
+				rt_us_final[rt_us_nfinal++] = pairs[i];
+			continue;
+		}
 		a = &rt_us_aliases[hash_64(pairs[i].id, ilog2(RT_US_ALIASES))];
 		/* Readers check id before and after reading canon. */
 		WRITE_ONCE(a->id, 0);
@@ -479,9 +622,22 @@ ssize_t rt_ustack_write(const char __user *ubuf, size_t count)
 		smp_store_release(&a->id, pairs[i].id);
 	}
 	atomic_inc(&rt_us_alias_gen);
-	/* Probes stopped (staprun's `quiesce`): fold every array now. */
-	rt_fold_if_quiesced();
 	mutex_unlock(&rt_us_alias_mutex);
 	kvfree(pairs);
 	return (ssize_t)n;
+}
+
+void rt_ustack_final_fold(void)
+{
+	if (!rt_us_aliases)
+		return;
+	mutex_lock(&rt_us_alias_mutex);
+	if (rt_us_final) {
+		sort(rt_us_final, rt_us_nfinal, sizeof(*rt_us_final), rt_us_cmp_alias, NULL);
+		rt_us_final_mode = true;
+		rt_maps_fold_all();
+		rt_us_final_mode = false;
+	}
+	rt_us_final_free();
+	mutex_unlock(&rt_us_alias_mutex);
 }

@@ -1046,6 +1046,23 @@ static void sr_background_started(int dst_fd)
 	sr_started_fd = -1;
 }
 
+/* The cookie of the module's user-stack records, from its ctl. */
+static uint64_t sr_ustack_cookie(const char *name)
+{
+	struct sr_status st;
+	char err[SR_ERR_MAX];
+	const char *line;
+	uint64_t cookie = 0;
+
+	if (sr_ctl_read(name, &st, err, sizeof(err)))
+		return 0;
+	line = strstr(st.text, "\nustack_cookie ");
+	if (line)
+		cookie = strtoull(line + 15, NULL, 16);
+	sr_status_free(&st);
+	return cookie;
+}
+
 /*
  * A script that keeps user stacks as array keys: its probes stop first,
  * and every sample is unwound and its alias sent, so that the end probes
@@ -1059,7 +1076,7 @@ static int sr_quiesce(const char *name, struct sr_relay *relay, const char *outp
 	if (sr_ctl_write(name, "quiesce", err, sizeof(err)))
 		return 0; /* stop does it all */
 	end = sr_relay_run(relay, sr_stop_draining);
-	sr_ustacks_resend(relay->ustacks);
+	sr_ustacks_final(relay->ustacks);
 	return sr_relay_failed(end, relay, outpath);
 }
 
@@ -1135,6 +1152,8 @@ static int sr_run(const char *name, int dst_fd)
 		sr_release_child(gofd, 0);
 	} else {
 		sr_release_child(gofd, 1);
+		if (relay.ustacks)
+			sr_ustacks_set_cookie(relay.ustacks, sr_ustack_cookie(name));
 		sr_background_started(dst_fd);
 		input = sr_start_input(name);
 		end = sr_relay_run(&relay, sr_stop_running);

@@ -242,8 +242,10 @@ void sr_ustacks_free(struct sr_ustacks *us);
 /* Take N bytes of the module's output; EMIT gets the text with stacks in. */
 int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx);
-/* Every alias to the module again (after quiesce: it folds its arrays). */
-void sr_ustacks_resend(struct sr_ustacks *us);
+/* The cookie the module's records carry (ctl's ustack_cookie). */
+void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie);
+/* After quiesce: the aliases of the samples the module's arrays name. */
+void sr_ustacks_final(struct sr_ustacks *us);
 /* Samples unwound and distinct stacks among them (for -v). */
 void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,
 		       unsigned long long *stacks);

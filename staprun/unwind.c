@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 struct sr_map {
-	uint64_t start, end, offset, dev, ino;
+	uint64_t start, end, offset, dev, ino, size;
 	char *path;
 	Dwfl_Module *mod;       /* NULL: not reported (unreadable or replaced) */
 	uint64_t bias;
@@ -206,7 +206,7 @@ void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const cha
 		return;
 	p->next = grown;
 	grown[p->nnext] = (struct sr_map){ .start = m->start, .end = m->end, .offset = m->offset,
-					   .dev = m->dev, .ino = m->ino,
+					   .dev = m->dev, .ino = m->ino, .size = m->size,
 					   .path = strndup(path, path_len) };
 	if (grown[p->nnext].path)
 		p->nnext++;
@@ -286,11 +286,14 @@ static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 			}
 		if (dup)
 			continue;
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			continue;
-		/* The kernel gave dev as stat() does (new_encode_dev). */
-		if (fstat(fd, &st) || (uint64_t)st.st_ino != m->ino || (uint64_t)st.st_dev != m->dev) {
+		/* The same file: inode and size as the kernel gave them (not the
+		 * device: a btrfs subvolume's stat() says another than its
+		 * mappings). A FIFO or device is no program. */
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->ino ||
+		    (uint64_t)st.st_size != m->size) {
 			sr_warn_replaced(u, m->path);
 			m->replaced = true;
 			close(fd);
@@ -387,6 +390,48 @@ static int sr_frame_cb(Dwfl_Frame *state, void *arg)
 	return w->r->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/*
+ * A process whose mappings the module could not send (its samples came
+ * from kernel probes only): from /proc while it lives. Its files are
+ * taken as they are now (st_size), so a replaced one is not noticed.
+ */
+static struct sr_proc *sr_proc_from_procfs(struct sr_unwinder *u, uint32_t tgid)
+{
+	char path[64], line[4352];
+	struct sr_proc *p;
+	FILE *f;
+	bool first = true;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned int major, minor;
+		char perms[8], file[4097];
+		struct rt_us_map m = { 0 };
+		struct stat st;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4096s", &start, &end, perms, &off,
+			   &major, &minor, &ino, file) != 8 || perms[2] != 'x' || file[0] != '/' ||
+		    stat(file, &st))
+			continue;
+		m = (struct rt_us_map){ .tgid = tgid, .gen = UINT32_MAX, .flags = first ? RT_US_FIRST : 0,
+					.start = start, .end = end, .offset = off,
+					.dev = (minor & 0xff) | (major << 8) | ((uint64_t)(minor & ~0xffu) << 12),
+					.ino = ino, .size = (uint64_t)st.st_size,
+					.path_len = (uint32_t)strlen(file) };
+		sr_unwinder_map(u, &m, file, m.path_len);
+		first = false;
+	}
+	fclose(f);
+	p = sr_proc_find(u, tgid, false);
+	if (p && p->next_gen == UINT32_MAX)
+		sr_proc_take_next(p);
+	return p && p->nmaps ? p : NULL;
+}
+
 void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
 	       struct sr_unwind_result *r)
 {
@@ -397,8 +442,10 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	r->pcs[0] = s->regs[16];
 	r->n = 1;
 	r->addr_only = s->flags & RT_US_ADDR;
+	if ((!p || (!p->nmaps && !p->nnext)) && !s->gen)
+		p = sr_proc_from_procfs(u, s->tgid);
 	if (!p) {
-		r->note = "no mappings of the process were reported";
+		r->note = "the process's mappings are not known (it was sampled only in the kernel, and has exited)";
 		return;
 	}
 	if (s->gen == p->next_gen)

@@ -72,12 +72,16 @@ struct sr_sample {
 };
 
 #define SR_BUCKETS 65536
+/* The largest record the runtime writes: a sample of MAXUSTACK at most 64 KiB. */
+#define SR_RECORD_MAX (sizeof(struct rt_us_sample) + 65536 + 4096)
 
 struct sr_ustacks {
 	struct sr_unwinder *u;
+	uint64_t cookie;        /* records carry it (ctl's ustack_cookie) */
 	bool keys;
 	int maxframes;
 	int alias_fd;
+	char name[64];          /* the module's */
 	unsigned char *pend;    /* bytes not parsed yet (a record or token cut by a read) */
 	size_t npend, pend_cap;
 	struct sr_stack *stacks[SR_BUCKETS];
@@ -108,6 +112,8 @@ struct sr_ustacks *sr_ustacks_new(const char *mode, const char *name)
 	if (comma && atoi(comma + 1) > 0)
 		us->maxframes = atoi(comma + 1);
 	us->alias_fd = -1;
+	if (name)
+		snprintf(us->name, sizeof(us->name), "%s", name);
 	if (us->keys && name) {
 		snprintf(path, sizeof(path), SR_PROC_DIR "/tapline_%s/ustack", name);
 		us->alias_fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -132,6 +138,11 @@ static void sr_stack_free(struct sr_stack *st)
 	free(st->frames);
 	free(st->note);
 	free(st);
+}
+
+void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie)
+{
+	us->cookie = cookie;
 }
 
 void sr_ustacks_free(struct sr_ustacks *us)
@@ -334,7 +345,7 @@ static void sr_take_map(struct sr_ustacks *us, const unsigned char *p, size_t le
 	if (len < sizeof(m))
 		return;
 	memcpy(&m, p, sizeof(m));
-	if (m.path_len > len - sizeof(m))
+	if (m.path_len > len - sizeof(m) || m.path_len > 4096)
 		return;
 	sr_unwinder_map(us->u, &m, (const char *)p + sizeof(m), m.path_len);
 }
@@ -571,6 +582,11 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 			if (len - i < sizeof(h))
 				break;
 			memcpy(&h, p + i, sizeof(h));
+			/* Only the module's own records; anything else is text. */
+			if (h.cookie != us->cookie || h.len > SR_RECORD_MAX) {
+				i++;
+				continue;
+			}
 			need = sizeof(h) + h.len;
 			if (len - i < need)
 				break;
@@ -614,23 +630,53 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 }
 
 /*
- * After `quiesce`, with every sample taken: every alias again, so that the
- * module folds arrays that no probe changed since their samples' aliases
- * came (it keeps only recent aliases).
+ * After `quiesce`, with every sample taken: the module says which samples
+ * its arrays' keys still name, and gets the alias of each that has one;
+ * it folds every array with them before the end probes.
  */
-void sr_ustacks_resend(struct sr_ustacks *us)
+void sr_ustacks_final(struct sr_ustacks *us)
 {
-	if (!us || !us->keys)
+	uint64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+	int fd;
+	char path[128];
+
+	if (!us || !us->keys || us->alias_fd < 0 || !us->name[0])
 		return;
-	us->naliases = 0;
-	for (size_t b = 0; b < SR_BUCKETS; b++)
-		for (struct sr_sample *s = us->samples[b]; s; s = s->chain) {
-			if (s->id != s->stack->id)
-				sr_alias(us, s->id, s->stack->id);
-			if (us->naliases >= 4096)
-				sr_flush_aliases(us);
+	snprintf(path, sizeof(path), SR_PROC_DIR "/tapline_%s/ustack", us->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		if (n == cap) {
+			size_t more = cap ? 2 * cap : 4096;
+			uint64_t *bigger = realloc(ids, more * sizeof(*ids));
+
+			if (!bigger)
+				break;
+			ids = bigger;
+			cap = more;
 		}
+		got = read(fd, ids + n, (cap - n) * sizeof(*ids));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got / sizeof(*ids);
+	}
+	close(fd);
+	us->naliases = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sr_sample *s = sr_sample_find(us, ids[i]);
+
+		if (s)
+			sr_alias(us, s->id, s->stack->id);
+		if (us->naliases >= 4096)
+			sr_flush_aliases(us);
+	}
 	sr_flush_aliases(us);
+	free(ids);
 }
 
 void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,

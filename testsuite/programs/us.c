@@ -6,8 +6,10 @@
  *   chain         main > us_one > us_lib_hop [libus.so] > us_three > us_four
  *                 (with us_inl inlined into it) > us_leaf, once
  *   spin MS       the same chain, us_leaf spinning for MS milliseconds
- *   late          the chain through us_late_hop of libus-late.so (dlopen)
+ *   late [MS]     the chain through us_late_hop of libus-late.so (dlopen),
+ *                 then a sleep of MS milliseconds
  *   deep N        us_deep recursing N times, then us_leaf
+ *   repeat N MS   the chain N times, MS milliseconds apart
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -113,10 +115,19 @@ int main(int argc, char **argv)
 		r = us_one(1);
 	} else if (!strcmp(mode, "late")) {
 		r = us_late(1);
+		if (argc > 2)
+			usleep(atoi(argv[2]) * 1000);
+	} else if (!strcmp(mode, "repeat") && argc > 3) {
+		int n = atoi(argv[2]);
+
+		for (int i = 0; i < n; i++) {
+			r = us_one(1);
+			usleep(atoi(argv[3]) * 1000);
+		}
 	} else if (!strcmp(mode, "deep") && argc > 2) {
 		r = us_deep(atoi(argv[2]));
 	} else {
-		fprintf(stderr, "usage: us chain | spin MS | late | deep N\n");
+		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS\n");
 		return 2;
 	}
 	printf("us %s %d\n", mode, r);
