@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,52 @@ static bool sr_bias(int fd, const struct sr_map *m, uint64_t *bias)
 	return found;
 }
 
+/* The same file: inode and size as the kernel gave them (not the device:
+ * a btrfs subvolume's stat() says another than its mappings). A FIFO or
+ * a device is no program. */
+static bool sr_same_file(const struct sr_map *m, int fd, struct stat *st)
+{
+	return !fstat(fd, st) && S_ISREG(st->st_mode) && (uint64_t)st->st_ino == m->ino &&
+	       (uint64_t)st->st_size == m->size;
+}
+
+/*
+ * The file of mapping m open: by its path, or, when that is another file
+ * now (replaced on disk, " (deleted)"), through /proc/PID/map_files while
+ * the process lives (the file it really mapped). -2: replaced, and the
+ * original is gone; -1: cannot be read.
+ */
+static int sr_open_mapped(const struct sr_proc *p, const struct sr_map *m, struct stat *st)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(m->path);
+	char path[PATH_MAX];
+	bool replaced = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s", m->path);
+	if (len > sizeof(deleted) - 1 && !strcmp(m->path + len - (sizeof(deleted) - 1), deleted)) {
+		path[len - (sizeof(deleted) - 1)] = 0;
+		replaced = true;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		if (sr_same_file(m, fd, st))
+			return fd;
+		close(fd);
+		replaced = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", p->tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		if (sr_same_file(m, fd, st))
+			return fd;
+		close(fd);
+	}
+	return replaced ? -2 : -1;
+}
+
 /* Report to p's Dwfl the files not reported yet. */
 static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 {
@@ -286,17 +333,12 @@ static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 			}
 		if (dup)
 			continue;
-		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		/* The same file: inode and size as the kernel gave them (not the
-		 * device: a btrfs subvolume's stat() says another than its
-		 * mappings). A FIFO or device is no program. */
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->ino ||
-		    (uint64_t)st.st_size != m->size) {
-			sr_warn_replaced(u, m->path);
-			m->replaced = true;
-			close(fd);
+		fd = sr_open_mapped(p, m, &st);
+		if (fd < 0) {
+			if (fd == -2) {
+				sr_warn_replaced(u, m->path);
+				m->replaced = true;
+			}
 			continue;
 		}
 		if (!sr_bias(fd, m, &bias)) {
@@ -311,6 +353,8 @@ static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 }
+
+static const struct sr_map *sr_map_of(const struct sr_proc *p, uint64_t addr);
 
 /* --- the thread the sample is --- */
 
@@ -454,6 +498,14 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	sr_proc_report(u, p);
 	if (!p->dwfl || r->addr_only)
 		return;
+	/* Nothing to unwind the first frame with. */
+	const struct sr_map *m0 = sr_map_of(p, s->regs[16]);
+	if (!m0 || !m0->mod) {
+		r->note = !m0 ? "its address is in no file the process mapped"
+		      : m0->replaced ? "its file was replaced on disk"
+				     : "its file cannot be read";
+		return;
+	}
 	if (!p->attached) {
 		/* NULL: the machine is taken from the first module with an ELF. */
 		if (!dwfl_attach_state(p->dwfl, NULL, (pid_t)p->tgid, &sr_thread_callbacks, u)) {
@@ -469,8 +521,8 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	/* A read past the copy ends the walk, whether libdwfl calls that
 	 * an error or the outermost frame. */
 	if (dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, sr_frame_cb, &w) != 0 &&
-	    r->n < SR_MAX_FRAMES && !u->read_past_copy && dwfl_errno())
-		r->note = dwfl_errmsg(-1);
+	    r->n < SR_MAX_FRAMES && !u->read_past_copy)
+		r->note = dwfl_errno() ? dwfl_errmsg(-1) : "no unwind information here";
 	r->cut = u->read_past_copy && r->n < SR_MAX_FRAMES;
 	if (r->n == 0) {
 		r->pcs[0] = s->regs[16];

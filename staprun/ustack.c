@@ -494,8 +494,10 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 				sr_put(t, "%s+0x%llx/0x%llx [%s]\n", nm->text,
 				       (unsigned long long)nm->offset, (unsigned long long)nm->size,
 				       nm->path);
-			else if (nm->path)
+			else if (nm->path && nm->offset)
 				sr_put(t, "0x%llx [%s]\n", (unsigned long long)nm->offset, nm->path);
+			else if (nm->path)
+				sr_put(t, "? [%s]\n", nm->path);
 			else
 				sr_put(t, "?\n");
 		}
@@ -503,8 +505,7 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 	if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut)
 		sr_put(t, " (the %u bytes of stack copied end here: -D MAXUSTACK=N copies more)\n",
 		       st->maxustack);
-	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->note &&
-		 st->n == 1)
+	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->note)
 		sr_put(t, " (no further frames: %s)\n", st->note);
 }
 

@@ -10,6 +10,7 @@
  *                 then a sleep of MS milliseconds
  *   deep N        us_deep recursing N times, then us_leaf
  *   repeat N MS   the chain N times, MS milliseconds apart
+ *   nocfi         main > us_nocfi (us-nocfi.c: no CFI, no frame pointer) > us_leaf
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -106,7 +107,7 @@ __attribute__((noinline)) int us_late(int n)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "chain";
-	int r;
+	int r = 0;
 
 	if (!strcmp(mode, "chain")) {
 		r = us_one(1);
@@ -124,10 +125,12 @@ int main(int argc, char **argv)
 			r = us_one(1);
 			usleep(atoi(argv[3]) * 1000);
 		}
+	} else if (!strcmp(mode, "nocfi")) {
+		r = us_nocfi(2, us_leaf);
 	} else if (!strcmp(mode, "deep") && argc > 2) {
 		r = us_deep(atoi(argv[2]));
 	} else {
-		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS\n");
+		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS | nocfi\n");
 		return 2;
 	}
 	printf("us %s %d\n", mode, r);

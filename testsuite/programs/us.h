@@ -7,4 +7,6 @@
 int us_lib_hop(int n, int (*back)(int));
 /* libus-late.so, loaded with dlopen: the same, from a library mapped later. */
 int us_late_hop(int n, int (*back)(int));
+/* us-nocfi.c: built without CFI and frame pointer. */
+int us_nocfi(int n, int (*f)(int));
 #endif
