@@ -290,8 +290,14 @@ enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 		if (stop_now && stop_now())
 			return SR_RELAY_STOP;
 		n = read(r->out_fd, sr_relay_buf, sizeof(sr_relay_buf));
-		if (n == 0)
+		if (n == 0) {
+			if (r->ustacks && r->dst_fd >= 0 && sr_ustacks_flush(r->ustacks, sr_relay_emit, r)) {
+				r->errnum = errno;
+				r->dst_fd = -1;
+				return SR_RELAY_WRITE_ERROR;
+			}
 			return SR_RELAY_EOF;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;	/* a signal: stop_now() decides */
 		if (n < 0 && errno == EAGAIN) {

@@ -242,6 +242,9 @@ void sr_ustacks_free(struct sr_ustacks *us);
 /* Take N bytes of the module's output; EMIT gets the text with stacks in. */
 int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx);
+/* At the end of the output: bytes still held are text. */
+int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
+		     void *ctx);
 /* The cookie the module's records carry (ctl's ustack_cookie). */
 void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie);
 /* After quiesce: the aliases of the samples the module's arrays name. */

@@ -67,14 +67,42 @@ struct sr_unwinder {
 	size_t nreplaced;
 };
 
+/*
+ * Debug files as libdwfl finds them (.gnu_debuglink, /usr/lib/debug,
+ * debuginfod when DEBUGINFOD_URLS is set), asked for only when a frame in
+ * the file is named. When debuginfod is set and has nothing for a file
+ * (or cannot be reached), frames have symbols without source lines: said
+ * once.
+ */
+static int sr_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	static bool warned;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd < 0 && urls && *urls && !warned) {
+		warned = true;
+		fprintf(stderr,
+			"WARNING: no debug information for %s, here or from debuginfod (%s): its frames, and those of other such files, have no source lines\n",
+			file_name ? file_name : modname, urls);
+	}
+	return fd;
+}
+
 static const Dwfl_Callbacks sr_dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = sr_find_debuginfo,
 };
 
 struct sr_unwinder *sr_unwinder_new(void)
 {
 	elf_version(EV_CURRENT);
+	/* A server that does not answer holds up the unwinding of every
+	 * stack after it: a few seconds, not debuginfod's 90. */
+	setenv("DEBUGINFOD_TIMEOUT", "5", 0);
 	return calloc(1, sizeof(struct sr_unwinder));
 }
 

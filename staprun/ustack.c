@@ -215,7 +215,7 @@ static struct sr_place *sr_place(struct sr_ustacks *us, int i, uint64_t file, ui
 	pl->names = calloc((size_t)k, sizeof(*pl->names));
 	if (pl->names)
 		pl->nnames = k;
-	for (int j = 0; j < pl->nnames; j++)
+	for (int j = 0; j < pl->nnames; j++) {
 		pl->names[j] = (struct sr_name){ .text = sr_dup(us->syms[j].name),
 						 .module = sr_dup(us->syms[j].module),
 						 .path = sr_dup(us->syms[j].file),
@@ -225,6 +225,11 @@ static struct sr_place *sr_place(struct sr_ustacks *us, int i, uint64_t file, ui
 						 .line = us->syms[j].line,
 						 .inlined = us->syms[j].inlined,
 						 .replaced = us->syms[j].replaced };
+		/* A versioned symbol's name without its version ("@@GLIBC_2.34"). */
+		char *at = pl->names[j].text ? strchr(pl->names[j].text, '@') : NULL;
+		if (at && at != pl->names[j].text)
+			*at = 0;
+	}
 	/* An address in no file is named afresh each time (and freed with
 	 * its stack's place list all the same). */
 	pl->chain = us->places[h % SR_BUCKETS];
@@ -678,6 +683,20 @@ void sr_ustacks_final(struct sr_ustacks *us)
 	}
 	sr_flush_aliases(us);
 	free(ids);
+}
+
+/* The end of the output: what is still held (the start of what looked
+ * like a record or token, cut by the end) is text. */
+int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
+		     void *ctx)
+{
+	int rc = 0;
+
+	if (us && us->npend)
+		rc = emit(ctx, (const char *)us->pend, us->npend);
+	if (us)
+		us->npend = 0;
+	return rc;
 }
 
 void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,

@@ -164,6 +164,10 @@ static int run_in_vm(struct session *s)
 		/* Boots in about a third of the time (no in-guest decompression);
 		 * the guest kernel then runs without KASLR. */
 		.fast_boot = true,
+		/* qemu's multi-threaded TCG trips some kernels (6.12 panicked
+		 * booting, and oopses where code is patched at scale): the
+		 * guest on one host thread, as testsuite/run-tests boots those. */
+		.tcg_single = true,
 		.net_forward = s->vm_net,
 		.verbose = s->verbose > 0,
 		.keep_dir = NULL,
