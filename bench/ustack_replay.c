@@ -199,6 +199,7 @@ static void prepare_cb(void *ctx, char kind, unsigned char *rec, size_t reclen,
 			if (stat(path, &st) == 0) {
 				m.dev = (uint64_t)st.st_dev;
 				m.ino = (uint64_t)st.st_ino;
+				m.size = (uint64_t)st.st_size;
 				memcpy(payload, &m, sizeof(m));
 			} else {
 				pr->missing++;
@@ -321,6 +322,28 @@ static void feed(struct sr_ustacks *us, const char *path, off_t from, off_t to, 
 	       cpu, wall);
 }
 
+/* The cookie the module's records carry (staprun reads it from ctl): the
+ * first record's. */
+static uint64_t first_cookie(const char *path)
+{
+	unsigned char buf[65536];
+	uint64_t cookie = 0;
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+
+	for (size_t i = 0; i + sizeof(struct rt_us_header) <= n; i++)
+		if (buf[i] == RT_US_MARK && (buf[i + 1] == RT_US_SAMPLE || buf[i + 1] == RT_US_MAP)) {
+			struct rt_us_header h;
+
+			memcpy(&h, buf + i, sizeof(h));
+			cookie = h.cookie;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return cookie;
+}
+
 static int cmd_run(const char *cold, off_t split, const char *warm, const char *outpath)
 {
 	struct sr_ustacks *us = sr_ustacks_new("keys", NULL);
@@ -330,6 +353,7 @@ static int cmd_run(const char *cold, off_t split, const char *warm, const char *
 
 	if (!us)
 		die("no memory", NULL);
+	sr_ustacks_set_cookie(us, first_cookie(cold));
 	if (stat(cold, &st) || split < 0 || split > st.st_size)
 		die("cannot split at that offset:", cold);
 	/* The first half of the capture's samples, then the rest: a profile

@@ -51,6 +51,7 @@ struct sr_proc {
 	size_t nnext;
 	Dwfl *dwfl;
 	bool attached;
+	unsigned long long used;        /* when a sample of it was last unwound */
 	struct sr_proc *chain;
 };
 
@@ -65,7 +66,14 @@ struct sr_unwinder {
 	/* Files found replaced, warned about once each. */
 	char **replaced;
 	size_t nreplaced;
+	/* Dwfls open (each holds its files open): at most SR_MAX_DWFLS, the
+	 * least recently used closed first (a profile of a build sees
+	 * thousands of processes); a process's mappings stay, and its Dwfl
+	 * is made again if it is sampled again. */
+	unsigned long long tick;
+	int ndwfl;
 };
+#define SR_MAX_DWFLS 64
 
 /*
  * Debug files as libdwfl finds them (.gnu_debuglink, /usr/lib/debug,
@@ -113,10 +121,12 @@ static void sr_maps_free(struct sr_map *maps, size_t n)
 	free(maps);
 }
 
-static void sr_proc_reset_dwfl(struct sr_proc *p)
+static void sr_proc_reset_dwfl(struct sr_unwinder *u, struct sr_proc *p)
 {
-	if (p->dwfl)
+	if (p->dwfl) {
 		dwfl_end(p->dwfl);
+		u->ndwfl--;
+	}
 	p->dwfl = NULL;
 	p->attached = false;
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -134,7 +144,7 @@ void sr_unwinder_free(struct sr_unwinder *u)
 
 		for (; p; p = next) {
 			next = p->chain;
-			sr_proc_reset_dwfl(p);
+			sr_proc_reset_dwfl(u, p);
 			sr_maps_free(p->maps, p->nmaps);
 			sr_maps_free(p->next, p->nnext);
 			free(p);
@@ -186,7 +196,7 @@ static bool sr_maps_grow(const struct sr_map *old, size_t nold, const struct sr_
 }
 
 /* The new generation is complete once a sample names it: take it. */
-static void sr_proc_take_next(struct sr_proc *p)
+static void sr_proc_take_next(struct sr_unwinder *u, struct sr_proc *p)
 {
 	if (p->next_gen == 0 || p->next_gen == p->gen)
 		return;
@@ -201,7 +211,7 @@ static void sr_proc_take_next(struct sr_proc *p)
 					p->next[k].replaced = p->maps[i].replaced;
 				}
 	} else {
-		sr_proc_reset_dwfl(p);
+		sr_proc_reset_dwfl(u, p);
 	}
 	sr_maps_free(p->maps, p->nmaps);
 	p->maps = p->next;
@@ -332,12 +342,28 @@ static int sr_open_mapped(const struct sr_proc *p, const struct sr_map *m, struc
 }
 
 /* Report to p's Dwfl the files not reported yet. */
+/* Close the Dwfl of the process least recently unwound. */
+static void sr_evict_dwfl(struct sr_unwinder *u)
+{
+	struct sr_proc *oldest = NULL;
+
+	for (size_t b = 0; b < SR_PROC_BUCKETS; b++)
+		for (struct sr_proc *p = u->procs[b]; p; p = p->chain)
+			if (p->dwfl && (!oldest || p->used < oldest->used))
+				oldest = p;
+	if (oldest)
+		sr_proc_reset_dwfl(u, oldest);
+}
+
 static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 {
 	if (!p->dwfl) {
+		if (u->ndwfl >= SR_MAX_DWFLS)
+			sr_evict_dwfl(u);
 		p->dwfl = dwfl_begin(&sr_dwfl_callbacks);
 		if (!p->dwfl)
 			return;
+		u->ndwfl++;
 		dwfl_report_begin(p->dwfl);
 	} else {
 		dwfl_report_begin_add(p->dwfl);
@@ -500,7 +526,7 @@ static struct sr_proc *sr_proc_from_procfs(struct sr_unwinder *u, uint32_t tgid)
 	fclose(f);
 	p = sr_proc_find(u, tgid, false);
 	if (p && p->next_gen == UINT32_MAX)
-		sr_proc_take_next(p);
+		sr_proc_take_next(u, p);
 	return p && p->nmaps ? p : NULL;
 }
 
@@ -521,8 +547,9 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 		return;
 	}
 	if (s->gen == p->next_gen)
-		sr_proc_take_next(p);
+		sr_proc_take_next(u, p);
 	r->proc = p;
+	p->used = ++u->tick;
 	sr_proc_report(u, p);
 	if (!p->dwfl || r->addr_only)
 		return;
