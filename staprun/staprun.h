@@ -249,6 +249,8 @@ int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s
 void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie);
 /* After quiesce: the aliases of the samples the module's arrays name. */
 void sr_ustacks_final(struct sr_ustacks *us);
+/* Files read for unwinding, each once. */
+unsigned long long sr_ustacks_files(const struct sr_ustacks *us);
 /* Samples unwound and distinct stacks among them (for -v). */
 void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,
 		       unsigned long long *stacks);

@@ -57,6 +57,16 @@ struct sr_proc {
 
 #define SR_PROC_BUCKETS 1024
 
+/* A file's ELF, read once for every process that maps it: each process's
+ * Dwfl module holds a reference (libelf counts them). */
+struct sr_file {
+	uint64_t dev, ino, size;        /* as the kernel gave them */
+	char *path;
+	Elf *elf;
+	struct sr_file *chain;
+};
+#define SR_FILE_BUCKETS 256
+
 struct sr_unwinder {
 	struct sr_proc *procs[SR_PROC_BUCKETS];
 	/* The sample being unwound, for the thread callbacks. */
@@ -72,6 +82,7 @@ struct sr_unwinder {
 	 * is made again if it is sampled again. */
 	unsigned long long tick;
 	int ndwfl;
+	struct sr_file *files[SR_FILE_BUCKETS];
 };
 #define SR_MAX_DWFLS 64
 
@@ -100,8 +111,25 @@ static int sr_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
+/* A module's ELF: the shared one of its file (its userdata). */
+static int sr_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	struct sr_file *f = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	if (!f)
+		return -1;
+	/* Another reference to the same descriptor, not another read. */
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->elf);
+	*file_name = strdup(f->path);
+	return -1;
+}
+
 static const Dwfl_Callbacks sr_dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = sr_find_elf,
 	.find_debuginfo = sr_find_debuginfo,
 };
 
@@ -150,6 +178,13 @@ void sr_unwinder_free(struct sr_unwinder *u)
 			free(p);
 		}
 	}
+	for (size_t b = 0; b < SR_FILE_BUCKETS; b++)
+		for (struct sr_file *f = u->files[b], *next; f; f = next) {
+			next = f->chain;
+			elf_end(f->elf);
+			free(f->path);
+			free(f);
+		}
 	for (size_t i = 0; i < u->nreplaced; i++)
 		free(u->replaced[i]);
 	free(u->replaced);
@@ -268,31 +303,81 @@ static void sr_warn_replaced(struct sr_unwinder *u, const char *path)
 		path);
 }
 
-/* The load bias of a file mapped at start from file offset offset. */
-static bool sr_bias(int fd, const struct sr_map *m, uint64_t *bias)
+/* The load bias of a file mapped at m->start from file offset m->offset,
+ * and the addresses its loaded image spans then. */
+static bool sr_bias(Elf *elf, const struct sr_map *m, uint64_t *bias, uint64_t *low,
+		    uint64_t *high)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	size_t n = 0;
-	bool found = false;
+	bool found = false, first = true;
+	uint64_t lo = 0, hi = 0;
 
-	if (!elf)
+	*bias = 0;
+	if (elf_getphdrnum(elf, &n) != 0)
 		return false;
-	if (elf_getphdrnum(elf, &n) == 0) {
-		for (size_t i = 0; i < n && !found; i++) {
-			GElf_Phdr ph;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
 
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			uint64_t page_off = ph.p_offset & ~(uint64_t)0xfff;
-			if (m->offset < page_off || m->offset >= ph.p_offset + ph.p_filesz)
-				continue;
-			/* The virtual address of file offset m->offset. */
-			*bias = m->start - (ph.p_vaddr - (ph.p_offset - m->offset));
-			found = true;
-		}
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* libdwfl takes the first segment's start, aligned, as the image's. */
+		if (first)
+			lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+		first = false;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+		uint64_t page_off = ph.p_offset & ~(uint64_t)0xfff;
+		if (found || m->offset < page_off || m->offset >= ph.p_offset + ph.p_filesz)
+			continue;
+		/* The virtual address of file offset m->offset. */
+		*bias = m->start - (ph.p_vaddr - (ph.p_offset - m->offset));
+		found = true;
 	}
-	elf_end(elf);
-	return found;
+	*low = *bias + lo;
+	*high = *bias + hi;
+	return found && hi > lo;
+}
+
+static int sr_open_mapped(const struct sr_proc *p, const struct sr_map *m, struct stat *st);
+
+/* The ELF of mapping m's file: read already for another process, or now. */
+static struct sr_file *sr_file_of(struct sr_unwinder *u, const struct sr_proc *p,
+				  struct sr_map *m)
+{
+	struct sr_file **head = &u->files[m->ino % SR_FILE_BUCKETS], *f;
+	struct stat st;
+	int fd;
+
+	for (f = *head; f; f = f->chain)
+		if (f->dev == m->dev && f->ino == m->ino && f->size == m->size)
+			return f;
+	fd = sr_open_mapped(p, m, &st);
+	if (fd < 0) {
+		if (fd == -2) {
+			sr_warn_replaced(u, m->path);
+			m->replaced = true;
+		}
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f)
+		f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Mapped whole: the descriptor is no longer needed. */
+	if (f && f->elf)
+		elf_cntl(f->elf, ELF_C_FDDONE);
+	close(fd);
+	if (!f || !f->elf || !(f->path = strdup(m->path))) {
+		if (f && f->elf)
+			elf_end(f->elf);
+		free(f);
+		return NULL;
+	}
+	f->dev = m->dev;
+	f->ino = m->ino;
+	f->size = m->size;
+	f->chain = *head;
+	*head = f;
+	return f;
 }
 
 /* The same file: inode and size as the kernel gave them (not the device:
@@ -370,10 +455,9 @@ static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 	}
 	for (size_t i = 0; i < p->nmaps; i++) {
 		struct sr_map *m = &p->maps[i];
-		struct stat st;
-		uint64_t bias;
+		struct sr_file *f;
+		uint64_t bias, low, high;
 		bool dup = false;
-		int fd;
 
 		if (m->mod || m->tried)
 			continue;
@@ -387,23 +471,18 @@ static void sr_proc_report(struct sr_unwinder *u, struct sr_proc *p)
 			}
 		if (dup)
 			continue;
-		fd = sr_open_mapped(p, m, &st);
-		if (fd < 0) {
-			if (fd == -2) {
-				sr_warn_replaced(u, m->path);
-				m->replaced = true;
-			}
+		f = sr_file_of(u, p, m);
+		if (!f || !sr_bias(f->elf, m, &bias, &low, &high))
 			continue;
-		}
-		if (!sr_bias(fd, m, &bias)) {
-			close(fd);
-			continue;
-		}
-		/* libdwfl owns fd from here. */
-		m->mod = dwfl_report_elf(p->dwfl, m->path, m->path, fd, bias, true);
+		/* The module's ELF comes from sr_find_elf: its file's, shared. */
+		m->mod = dwfl_report_module(p->dwfl, m->path, low, high);
 		m->bias = bias;
-		if (!m->mod)
-			close(fd);
+		if (m->mod) {
+			void **userdata;
+
+			dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			*userdata = f;
+		}
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 }
@@ -593,6 +672,16 @@ static const struct sr_map *sr_map_of(const struct sr_proc *p, uint64_t addr)
 		if (addr >= p->maps[i].start && addr < p->maps[i].end)
 			return &p->maps[i];
 	return NULL;
+}
+
+size_t sr_unwinder_files(const struct sr_unwinder *u)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < SR_FILE_BUCKETS; b++)
+		for (const struct sr_file *f = u->files[b]; f; f = f->chain)
+			n++;
+	return n;
 }
 
 void sr_frame_identity(const struct sr_unwind_result *r, int i, uint64_t *file, uint64_t *rel)

@@ -45,6 +45,8 @@ void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const cha
 		     size_t path_len);
 void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
 	       struct sr_unwind_result *r);
+/* Files read (each once, whatever the processes that map it). */
+size_t sr_unwinder_files(const struct sr_unwinder *u);
 /* What frame i is the same as in other processes: its file and offset in it. */
 void sr_frame_identity(const struct sr_unwind_result *r, int i, uint64_t *file, uint64_t *rel);
 /* Name frame i of r into out (at most max entries); the count. Valid

@@ -705,3 +705,8 @@ void sr_ustacks_counts(const struct sr_ustacks *us, unsigned long long *samples,
 	*samples = us ? us->nsamples : 0;
 	*stacks = us ? us->nstacks : 0;
 }
+
+unsigned long long sr_ustacks_files(const struct sr_ustacks *us)
+{
+	return us ? sr_unwinder_files(us->u) : 0;
+}

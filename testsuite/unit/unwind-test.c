@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "staprun.h"
@@ -122,6 +123,45 @@ static void feed_sample(struct sr_ustacks *us, uint64_t cookie)
 	sr_ustacks_filter(us, (const char *)rec + 100, sizeof(rec) - 100, collect, &ignored);
 }
 
+/* This process's executable mappings as map records for process tgid. */
+static void feed_maps_as(struct sr_ustacks *us, uint64_t cookie, uint32_t tgid, uint32_t gen)
+{
+	char line[4352], file[4097];
+	struct text ignored = { .len = 0 };
+	bool first = true;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned int major, minor;
+		char perms[8];
+		struct stat st;
+		unsigned char rec[sizeof(struct rt_us_header) + sizeof(struct rt_us_map) + 4096];
+		struct rt_us_map m;
+		struct rt_us_header h;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4096s", &start, &end, perms, &off,
+			   &major, &minor, &ino, file) != 8 || perms[2] != 'x' || file[0] != '/' ||
+		    stat(file, &st))
+			continue;
+		m = (struct rt_us_map){ .tgid = tgid, .gen = gen, .flags = first ? RT_US_FIRST : 0,
+					.start = start, .end = end, .offset = off,
+					.dev = (minor & 0xff) | (major << 8) | ((uint64_t)(minor & ~0xffu) << 12),
+					.ino = ino, .size = (uint64_t)st.st_size,
+					.path_len = (uint32_t)strlen(file) };
+		h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP,
+					   .len = sizeof(m) + m.path_len, .cookie = cookie };
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + sizeof(h), &m, sizeof(m));
+		memcpy(rec + sizeof(h) + sizeof(m), file, m.path_len);
+		sr_ustacks_filter(us, (const char *)rec, sizeof(h) + sizeof(m) + m.path_len, collect,
+				  &ignored);
+		first = false;
+	}
+	if (f)
+		fclose(f);
+}
+
 static void token(char *buf, char kind, uint64_t id)
 {
 	snprintf(buf, RT_US_TOKEN_LEN + 1, "%c%c%016llx0000", RT_US_MARK, kind,
@@ -217,6 +257,21 @@ int main(int argc, char **argv)
 		sr_ustacks_counts(us, &samples, &stacks);
 		tap_check(samples == 2 && stacks == 1, "two samples of one stack: %llu samples, %llu stacks",
 			  samples, stacks);
+	}
+	/* The same stack in another process mapping the same files (its
+	 * mappings as the module sends them): one stack, no file read again. */
+	{
+		unsigned long long files = sr_ustacks_files(us), samples, stacks;
+
+		feed_maps_as(us, 0x1234, 999999, 5);
+		sample.id = 9;
+		sample.tgid = sample.tid = 999999;
+		sample.gen = 5;
+		feed_sample(us, 0x1234);
+		sr_ustacks_counts(us, &samples, &stacks);
+		tap_check(samples == 3 && stacks == 1 && files > 0 && sr_ustacks_files(us) == files,
+			  "another process with the same files: %llu samples, %llu stacks, files read %llu then %llu",
+			  samples, stacks, files, sr_ustacks_files(us));
 	}
 	sr_ustacks_free(us);
 	return tap_done();
