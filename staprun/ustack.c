@@ -59,7 +59,8 @@ struct sr_stack {
 	int n;
 	bool cut, addr_only;
 	char *note;
-	uint32_t maxustack;
+	uint32_t maxustack, copied;     /* bytes asked for, bytes copied */
+	bool page_cut;                  /* a page was not present */
 	struct sr_stack *chain;
 };
 
@@ -273,6 +274,8 @@ static struct sr_stack *sr_intern(struct sr_ustacks *us, uint64_t id, const stru
 	st->addr_only = r->addr_only;
 	st->note = sr_dup(r->note);
 	st->maxustack = s->stack_max;
+	st->copied = s->stack_len;
+	st->page_cut = s->flags & RT_US_CUT;
 	for (int i = 0; i < r->n; i++) {
 		struct sr_frame *f = &st->frames[i];
 		struct sr_place *pl = sr_place(us, i, file[i], rel[i]);
@@ -507,7 +510,15 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 				sr_put(t, "?\n");
 		}
 	}
-	if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut)
+	if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut &&
+	    st->page_cut)
+		sr_put(t, " (the stack copy ends here: the page after its %u bytes was not present)\n",
+		       st->copied);
+	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut &&
+		 st->copied < st->maxustack)
+		sr_put(t, " (the stack copy ends here: the output buffer had room for %u bytes)\n",
+		       st->copied);
+	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->cut)
 		sr_put(t, " (the %u bytes of stack copied end here: -D MAXUSTACK=N copies more)\n",
 		       st->maxustack);
 	else if ((kind == RT_US_LINES || kind == RT_US_FILELINES) && last == st->n && st->note)
