@@ -567,6 +567,26 @@ static int sr_frame_cb(Dwfl_Frame *state, void *arg)
 	return w->r->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+bool sr_maps_line(const char *line, uint32_t tgid, uint32_t gen, bool first, struct rt_us_map *m,
+		  char file[4097])
+{
+	unsigned long long start, end, off, ino;
+	unsigned int major, minor;
+	char perms[8];
+	struct stat st;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4096s", &start, &end, perms, &off, &major,
+		   &minor, &ino, file) != 8 || perms[2] != 'x' || file[0] != '/' || stat(file, &st))
+		return false;
+	/* The device as the kernel encodes it (new_encode_dev). */
+	*m = (struct rt_us_map){ .tgid = tgid, .gen = gen, .flags = first ? RT_US_FIRST : 0,
+				 .start = start, .end = end, .offset = off,
+				 .dev = (minor & 0xff) | (major << 8) | ((uint64_t)(minor & ~0xffu) << 12),
+				 .ino = ino, .size = (uint64_t)st.st_size,
+				 .path_len = (uint32_t)strlen(file) };
+	return true;
+}
+
 /*
  * A process whose mappings the module could not send (its samples came
  * from kernel probes only): from /proc while it lives. Its files are
@@ -584,21 +604,11 @@ static struct sr_proc *sr_proc_from_procfs(struct sr_unwinder *u, uint32_t tgid)
 	if (!f)
 		return NULL;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int major, minor;
-		char perms[8], file[4097];
-		struct rt_us_map m = { 0 };
-		struct stat st;
+		char file[4097];
+		struct rt_us_map m;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4096s", &start, &end, perms, &off,
-			   &major, &minor, &ino, file) != 8 || perms[2] != 'x' || file[0] != '/' ||
-		    stat(file, &st))
+		if (!sr_maps_line(line, tgid, UINT32_MAX, first, &m, file))
 			continue;
-		m = (struct rt_us_map){ .tgid = tgid, .gen = UINT32_MAX, .flags = first ? RT_US_FIRST : 0,
-					.start = start, .end = end, .offset = off,
-					.dev = (minor & 0xff) | (major << 8) | ((uint64_t)(minor & ~0xffu) << 12),
-					.ino = ino, .size = (uint64_t)st.st_size,
-					.path_len = (uint32_t)strlen(file) };
 		sr_unwinder_map(u, &m, file, m.path_len);
 		first = false;
 	}

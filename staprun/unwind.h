@@ -45,6 +45,10 @@ void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const cha
 		     size_t path_len);
 void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
 	       struct sr_unwind_result *r);
+/* A line of /proc/PID/maps as the map record the module would send for it
+ * (a file mapped executable; false for any other line); file gets its path. */
+bool sr_maps_line(const char *line, uint32_t tgid, uint32_t gen, bool first, struct rt_us_map *m,
+		  char file[4097]);
 /* Files read (each once, whatever the processes that map it). */
 size_t sr_unwinder_files(const struct sr_unwinder *u);
 /* What frame i is the same as in other processes: its file and offset in it. */

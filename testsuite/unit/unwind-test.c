@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "staprun.h"
@@ -132,23 +131,12 @@ static void feed_maps_as(struct sr_ustacks *us, uint64_t cookie, uint32_t tgid, 
 	FILE *f = fopen("/proc/self/maps", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int major, minor;
-		char perms[8];
-		struct stat st;
 		unsigned char rec[sizeof(struct rt_us_header) + sizeof(struct rt_us_map) + 4096];
 		struct rt_us_map m;
 		struct rt_us_header h;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4096s", &start, &end, perms, &off,
-			   &major, &minor, &ino, file) != 8 || perms[2] != 'x' || file[0] != '/' ||
-		    stat(file, &st))
+		if (!sr_maps_line(line, tgid, gen, first, &m, file))
 			continue;
-		m = (struct rt_us_map){ .tgid = tgid, .gen = gen, .flags = first ? RT_US_FIRST : 0,
-					.start = start, .end = end, .offset = off,
-					.dev = (minor & 0xff) | (major << 8) | ((uint64_t)(minor & ~0xffu) << 12),
-					.ino = ino, .size = (uint64_t)st.st_size,
-					.path_len = (uint32_t)strlen(file) };
 		h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP,
 					   .len = sizeof(m) + m.path_len, .cookie = cookie };
 		memcpy(rec, &h, sizeof(h));
