@@ -104,7 +104,7 @@ __attribute__((noinline)) int ut_touch(char *pages, int n)
 __attribute__((noinline)) int ut_naps(int n)
 {
 	for (int i = 0; i < n; i++)
-		usleep(1000);
+		usleep(5000);
 	return n;
 }
 
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 			return 1;
 		printf("touched %d\n", ut_touch(m, n));
 	} else if (!strcmp(mode, "naps") && argc > 2) {
-		/* N sleeps of a millisecond: a context switch each, for @perf */
+		/* N sleeps of 5 ms: a context switch each, for @perf */
 		printf("napped %d\n", ut_naps(atoi(argv[2])));
 	} else {
 		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap | writev | touch N | naps N\n");
