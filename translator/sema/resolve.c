@@ -50,13 +50,24 @@ static bool visible(const struct symbol *sym, int file)
 	return !sym->decl->is_private || sym->decl->loc.file == file;
 }
 
+/* Whether code in file is the tapset library's. */
+static bool in_tapset(int file)
+{
+	const struct source *src = file >= 0 ? src_get(file) : NULL;
+	return src && src->is_tapset;
+}
+
 struct symbol *sema_find_global(const struct session *s, const char *name, int file)
 {
 	const struct ptrvec *g = &s->prog.all_globals;
 	struct symbol *any = NULL;
+	/* The library sees its own globals only: a script's `global n` must
+	 * not become the n a tapset function counts with. */
+	bool lib = in_tapset(file);
 	for (size_t i = 0; i < g->n; i++) {
 		struct symbol *sym = g->v[i];
-		if (strcmp(sym->name, name) || !visible(sym, file))
+		if (strcmp(sym->name, name) || !visible(sym, file) ||
+		    (lib && !in_tapset(sym->decl->loc.file)))
 			continue;
 		/* A private global of this file hides a public one. */
 		if (sym->decl->is_private)
