@@ -260,6 +260,12 @@ void rt_ustack_show(struct seq_file *m);
 /* After quiesce, before the end probes: every array folded by the
  * aliases staprun gave for the samples their keys name. */
 void rt_ustack_final_fold(void);
+/* From the 20 ms wake timer: start the worker that reads the mappings of
+ * processes sampled in the kernel, when any wait. */
+void rt_ustack_tick(void);
+/* Once no probe runs (quiesce, stop): the worker's last requests served
+ * here, or dropped when the output has no room; it runs no more. */
+void rt_ustack_stop(void);
 /* The sample ids of the tokens in key s: how many, the first cap into ids. */
 int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap);
 /* Bumped by every batch of aliases: arrays fold again when it changed. */
@@ -281,6 +287,9 @@ void rt_out_commit(struct rt_cpu *cpu);
 bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b, size_t blen);
 void rt_out_write_whole(struct rt_cpu *cpu, const char *data, size_t len);
 size_t rt_out_room(struct rt_cpu *cpu);
+size_t rt_out_space(size_t len);
+bool rt_out_fits(struct rt_cpu *cpu, size_t space);
+size_t rt_out_set_max(void);
 /* Readers of `out` notice new data or a state change. */
 void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */

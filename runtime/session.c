@@ -682,6 +682,7 @@ int rt_ctl_stop(void)
 			if (!rt_probes_stopped) {
 				rt_probes_stop();
 				synchronize_rcu();
+				rt_ustack_stop();
 			} else
 				rt_ustack_final_fold();
 			rt_probes_stopped = true;
@@ -710,6 +711,8 @@ int rt_ctl_quiesce(void)
 		/* A hit that passed its state check before the probes went
 		 * (a perf event's) is over once an RCU grace period is. */
 		synchronize_rcu();
+		/* The mappings of the last samples, before staprun's last read. */
+		rt_ustack_stop();
 		WRITE_ONCE(rt_probes_stopped, true);
 		atomic_set(&rt_sess.state, RT_STOPPING);
 	}

@@ -221,6 +221,28 @@ bool rt_out_record(struct rt_cpu *cpu, const void *a, size_t alen, const void *b
 	return true;
 }
 
+/* Ring bytes a record of len bytes takes, and whether records taking
+ * space bytes in all fit in this CPU's ring now (a set of records that
+ * must arrive whole: a process's mappings). */
+size_t rt_out_space(size_t len)
+{
+	return rt_record_space(len);
+}
+
+bool rt_out_fits(struct rt_cpu *cpu, size_t space)
+{
+	struct rt_ring *r = this_cpu_ptr(rt_rings);
+
+	return r->head - smp_load_acquire(&r->tail) + space <= r->size;
+}
+
+/* The most a set of records may take: half a ring (so that it fits once
+ * the reader caught up). */
+size_t rt_out_set_max(void)
+{
+	return rt_ring_size / 2;
+}
+
 /* Bytes a record may have in this CPU's ring now. */
 size_t rt_out_room(struct rt_cpu *cpu)
 {
@@ -678,6 +700,7 @@ static enum hrtimer_restart rt_wake_timer_fn(struct hrtimer *t)
 {
 	int state = rt_state();
 
+	rt_ustack_tick();
 	if (rt_data_ready() || rt_system_pending() || state != rt_last_state) {
 		rt_last_state = state;
 		wake_up_interruptible(&rt_wq);

@@ -53,8 +53,10 @@ struct rt_us_sample {
 };
 #define RT_US_CUT 1             /* a page of the stack was not present: the copy is short */
 #define RT_US_ADDR 2            /* one address (regs[16]) to name, not a stack */
+#define RT_US_PENDING 4         /* the map records of gen come later (a worker reads them) */
 
-/* One executable file mapping of a process; the first of a gen has RT_US_FIRST. */
+/* One executable file mapping of a process; the first of a gen has
+ * RT_US_FIRST, and a record with no path and RT_US_LAST ends it. */
 struct rt_us_map {
 	u32 tgid, gen;
 	u32 flags;
@@ -65,6 +67,7 @@ struct rt_us_map {
 	u64 size;               /* its size when mapped */
 };
 #define RT_US_FIRST 1
+#define RT_US_LAST 2
 
 /*
  * A token: mark, kind, 16 hex digits of the sample id, 2 of the frames to

@@ -12,9 +12,10 @@
  * So that a process that has exited still unwinds, each sample names the
  * generation of its process's mappings, and map records for it go ahead
  * of the first sample that needs them. A process's mappings are read again
- * when its exec or map count changed, and only from a hit that
- * interrupted user mode (no kernel lock of this task can then be held,
- * and the map lock is only tried); from elsewhere, the last read is named.
+ * when its exec or map count changed: at once from a hit that interrupted
+ * user mode (no kernel lock of this task can then be held, and the map
+ * lock is only tried), by a worker for a hit in the kernel (the sample
+ * then says the generation is still to come).
  *
  * Aggregating by stack (doc/ustack.md): staprun tells the module which
  * earlier sample each sample's stack equals ("aliases"); an array whose
@@ -32,6 +33,8 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <linux/sched/mm.h>
 
 #include "runtime.h"
 #include "ustack-records.h"
@@ -47,6 +50,7 @@ struct rt_us_proc {
 	u64 exec_id, start_time;
 	u32 gen;
 	bool sending;
+	bool pending;   /* the worker sends gen (a hit in the kernel asked) */
 };
 #define RT_US_PROCS 1024
 /* A process with more mappings than this is not walked from a hit. */
@@ -76,49 +80,75 @@ static struct pt_regs *rt_us_regs(struct rt_cpu *cpu)
 	return task_pt_regs(current);
 }
 
+/* The record of an executable file mapping, its path at *path (in buf,
+ * RT_SYM_LEN bytes); false for a mapping that is not one. */
+static bool rt_us_map_of(struct vm_area_struct *vma, struct rt_us_map *m, char *buf, char **path)
+{
+	struct inode *inode;
+	char *p;
+
+	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+		return false;
+	inode = file_inode(vma->vm_file);
+	p = d_path(&vma->vm_file->f_path, buf, RT_SYM_LEN);
+	if (IS_ERR(p))
+		return false;
+	m->start = vma->vm_start;
+	m->end = vma->vm_end;
+	m->offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	m->dev = new_encode_dev(inode->i_sb->s_dev);
+	m->ino = inode->i_ino;
+	m->size = i_size_read(inode);
+	m->path_len = strlen(p);
+	*path = p;
+	return true;
+}
+
+static bool rt_us_write_map(struct rt_cpu *cpu, const struct rt_us_map *m, const char *path)
+{
+	struct {
+		struct rt_us_header h;
+		struct rt_us_map m;
+	} head = {
+		.h = { .mark = RT_US_MARK, .kind = RT_US_MAP, .len = sizeof(*m) + m->path_len,
+		       .cookie = rt_us_cookie },
+		.m = *m,
+	};
+
+	return rt_out_record(cpu, &head, sizeof(head), path, m->path_len);
+}
+
+/* The record that ends a generation (and, first too, says a process has
+ * no file mapped executable): staprun knows it has them all. */
+static bool rt_us_write_last(struct rt_cpu *cpu, pid_t tgid, u32 gen, u32 flags)
+{
+	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = flags | RT_US_LAST };
+
+	return rt_us_write_map(cpu, &m, NULL);
+}
+
 /* Send one map record per executable file mapping; false when the map
  * lock was taken or a record could not be written. */
 static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid, u32 gen)
 {
 	struct vm_area_struct *vma;
 	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
-	char *path = cpu->sym;
 	bool ok = true;
 	int vmas = 0, sent = 0;
-	struct {
-		struct rt_us_header h;
-		struct rt_us_map m;
-	} head;
+	char *path;
 	VMA_ITERATOR(vmi, mm, 0);
 
 	if (!mmap_read_trylock(mm))
 		return false;
 	for_each_vma(vmi, vma) {
-		struct inode *inode;
-		char *p;
-
 		/* Bounded: a process may have tens of thousands. */
 		if (++vmas > RT_US_MAX_VMAS || sent >= RT_US_MAX_EXEC) {
 			ok = false;
 			break;
 		}
-		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+		if (!rt_us_map_of(vma, &m, cpu->sym, &path))
 			continue;
-		inode = file_inode(vma->vm_file);
-		p = d_path(&vma->vm_file->f_path, path, RT_SYM_LEN);
-		if (IS_ERR(p))
-			continue;
-		m.start = vma->vm_start;
-		m.end = vma->vm_end;
-		m.offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
-		m.dev = new_encode_dev(inode->i_sb->s_dev);
-		m.ino = inode->i_ino;
-		m.size = i_size_read(inode);
-		m.path_len = strlen(p);
-		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP,
-						.len = sizeof(m) + m.path_len, .cookie = rt_us_cookie };
-		head.m = m;
-		if (!rt_out_record(cpu, &head, sizeof(head), p, m.path_len)) {
+		if (!rt_us_write_map(cpu, &m, path)) {
 			ok = false;
 			break;
 		}
@@ -126,21 +156,202 @@ static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid
 		sent++;
 	}
 	mmap_read_unlock(mm);
-	/* A process with no file mapped executable still says so. */
-	if (ok && m.flags == RT_US_FIRST) {
-		head.h = (struct rt_us_header){ .mark = RT_US_MARK, .kind = RT_US_MAP, .len = sizeof(m),
-						.cookie = rt_us_cookie };
-		m.start = m.end = 0;
-		m.path_len = 0;
-		head.m = m;
-		ok = rt_out_record(cpu, &head, sizeof(head), NULL, 0);
+	return ok && rt_us_write_last(cpu, tgid, gen, m.flags);
+}
+
+/*
+ * A hit in the kernel (a kprobe, a tracepoint) may interrupt code holding
+ * a lock d_path() or the map lock needs, so it does not read mappings: it
+ * takes a reference to the process's address space (which keeps the
+ * mappings of a process that exits meanwhile), queues it, and names the
+ * generation to come (RT_US_PENDING). A worker reads the mappings in
+ * process context and writes them, the whole generation at once, holding
+ * its CPU's output as a hit does; staprun holds a pending sample and the
+ * output after it until that generation's last record came.
+ */
+#define RT_US_REQUESTS 64
+struct rt_us_request {
+	struct mm_struct *mm;   /* a reference held (mmget) */
+	pid_t tgid;
+	u32 gen;
+};
+static struct rt_us_request rt_us_requests[RT_US_REQUESTS];
+static int rt_us_req_first, rt_us_nreq;        /* under rt_us_procs_lock */
+static bool rt_us_stopped;
+/* The worker's: one generation's records, read before they are written. */
+#define RT_US_COLLECT_BYTES (256 << 10)
+static char *rt_us_collect;
+static void rt_us_work_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(rt_us_work, rt_us_work_fn);
+
+/* Queue the current process's mappings for the worker, under
+ * rt_us_procs_lock; its generation, or 0 when the queue is full. */
+static u32 rt_us_request(struct rt_us_proc *slot, struct mm_struct *mm, pid_t tgid, u64 exec_id,
+			 u64 start, int map_count)
+{
+	struct rt_us_request *rq;
+	u32 gen;
+
+	if (rt_us_stopped || !rt_us_collect || rt_us_nreq == RT_US_REQUESTS)
+		return 0;
+	gen = (u32)atomic_inc_return(&rt_us_next_gen);
+	mmget(mm);
+	rq = &rt_us_requests[(rt_us_req_first + rt_us_nreq++) % RT_US_REQUESTS];
+	*rq = (struct rt_us_request){ .mm = mm, .tgid = tgid, .gen = gen };
+	*slot = (struct rt_us_proc){ .tgid = tgid, .exec_id = exec_id, .start_time = start,
+				     .map_count = map_count, .gen = gen, .sending = true,
+				     .pending = true };
+	return gen;
+}
+
+/* Read mm's executable mappings into rt_us_collect as records; the bytes
+ * they take there and in the output. */
+static size_t rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
+				 size_t *space)
+{
+	struct vm_area_struct *vma;
+	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
+	size_t used = 0, max = min_t(size_t, RT_US_COLLECT_BYTES, rt_out_set_max());
+	int vmas = 0, sent = 0;
+	char *path;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	/* Room kept for the last record. */
+	*space = rt_out_space(sizeof(struct rt_us_header) + sizeof(m));
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		size_t len, need;
+
+		if (++vmas > RT_US_MAX_VMAS || sent >= RT_US_MAX_EXEC)
+			break;
+		if (!rt_us_map_of(vma, &m, pathbuf, &path))
+			continue;
+		len = sizeof(m) + m.path_len;
+		need = rt_out_space(sizeof(struct rt_us_header) + len);
+		/* More than fits: the files mapped first (the program and
+		 * its loader come first). */
+		if (used + len > RT_US_COLLECT_BYTES || *space + need > max)
+			break;
+		memcpy(rt_us_collect + used, &m, sizeof(m));
+		memcpy(rt_us_collect + used + sizeof(m), path, m.path_len);
+		used += len;
+		*space += need;
+		m.flags = 0;
+		sent++;
 	}
+	mmap_read_unlock(mm);
+	return used;
+}
+
+/* Write the collected records and the last one on this CPU, as a hit
+ * would: false when the CPU's output is in use or has no room now. */
+static bool rt_us_write_collected(size_t used, size_t space, pid_t tgid, u32 gen)
+{
+	unsigned long flags;
+	struct rt_cpu *cpu;
+	bool ok = false;
+	size_t off = 0;
+
+	local_irq_save(flags);
+	cpu = this_cpu_ptr(rt_sess.cpus);
+	if (!cpu->busy && !cpu->process_context && rt_out_fits(cpu, space)) {
+		cpu->busy = 1;
+		ok = true;
+		while (ok && off < used) {
+			struct rt_us_map m;
+
+			memcpy(&m, rt_us_collect + off, sizeof(m));
+			ok = rt_us_write_map(cpu, &m, rt_us_collect + off + sizeof(m));
+			off += sizeof(m) + m.path_len;
+		}
+		ok = ok && rt_us_write_last(cpu, tgid, gen, used ? 0 : RT_US_FIRST);
+		barrier();
+		cpu->busy = 0;
+	}
+	local_irq_restore(flags);
 	return ok;
 }
 
+/* Serve the oldest request: false when there is none, or when it must
+ * wait (the output busy or full) and final is false. */
+static bool rt_us_serve(bool final)
+{
+	struct rt_us_request rq;
+	struct rt_us_proc *slot;
+	unsigned long flags;
+	size_t used, space;
+	bool sent;
+
+	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
+	if (!rt_us_nreq) {
+		raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+		return false;
+	}
+	rq = rt_us_requests[rt_us_req_first];
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+
+	/* cpu->sym is the hits' and the CPU may change: a path buffer of
+	 * our own, at the end of the collect buffer's allocation. */
+	used = rt_us_collect_maps(rq.mm, rq.tgid, rq.gen, rt_us_collect + RT_US_COLLECT_BYTES, &space);
+	sent = rt_us_write_collected(used, space, rq.tgid, rq.gen);
+	if (!sent && !final)
+		return false;
+
+	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
+	rt_us_req_first = (rt_us_req_first + 1) % RT_US_REQUESTS;
+	rt_us_nreq--;
+	slot = rt_us_slot(rq.tgid);
+	if (slot->tgid == rq.tgid && slot->gen == rq.gen && slot->pending) {
+		slot->sending = slot->pending = false;
+		/* Not sent: the next hit asks again. */
+		if (!sent) {
+			slot->gen = 0;
+			slot->map_count = -1;
+		}
+	}
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+	mmput(rq.mm);
+	return true;
+}
+
+static void rt_us_work_fn(struct work_struct *w)
+{
+	int served = 0;
+
+	if (READ_ONCE(rt_us_stopped))
+		return;
+	while (rt_us_serve(false)) {
+		/* A burst of new processes: let others run between them. */
+		if (++served % 8 == 0)
+			cond_resched();
+	}
+	/* One left waiting for room or for its CPU: try again soon. */
+	if (READ_ONCE(rt_us_nreq) && !READ_ONCE(rt_us_stopped))
+		queue_delayed_work(system_unbound_wq, &rt_us_work, msecs_to_jiffies(10) ?: 1);
+}
+
+void rt_ustack_tick(void)
+{
+	if (READ_ONCE(rt_us_nreq) && !READ_ONCE(rt_us_stopped))
+		queue_delayed_work(system_unbound_wq, &rt_us_work, 0);
+}
+
+void rt_ustack_stop(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
+	rt_us_stopped = true;
+	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+	cancel_delayed_work_sync(&rt_us_work);
+	while (rt_us_serve(true))
+		cond_resched();
+}
+
 /* The generation of the current process's mappings a sample names,
- * sending them first when they changed and may be read here; 0: none. */
-static u32 rt_us_maps(struct rt_cpu *cpu, bool in_user)
+ * sending them first when they changed and may be read here; 0: none.
+ * *pending: the worker will send them. */
+static u32 rt_us_maps(struct rt_cpu *cpu, bool in_user, u32 *pending)
 {
 	struct mm_struct *mm = current->mm;
 	pid_t tgid = task_tgid_nr(current);
@@ -156,8 +367,20 @@ static u32 rt_us_maps(struct rt_cpu *cpu, bool in_user)
 	ours = slot->tgid == tgid && slot->exec_id == exec_id && slot->start_time == start;
 	if (ours)
 		gen = slot->gen;
-	/* Unchanged, being sent by another CPU, or not to be read here. */
-	if ((ours && slot->map_count == map_count) || slot->sending || !in_user) {
+	/* Unchanged, or being sent by another CPU or the worker. */
+	if ((ours && slot->map_count == map_count) || slot->sending) {
+		if (ours && slot->pending)
+			*pending = RT_US_PENDING;
+		raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
+		return gen;
+	}
+	if (!in_user) {
+		u32 queued = rt_us_request(slot, mm, tgid, exec_id, start, map_count);
+
+		if (queued) {
+			gen = queued;
+			*pending = RT_US_PENDING;
+		}
 		raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
 		return gen;
 	}
@@ -211,7 +434,7 @@ static u64 rt_us_sample_of(struct rt_context *c, bool addr_only, unsigned long a
 	if (!regs || !cpu->ustack || !user_64bit_mode(regs))
 		return 0;
 	memset(&head, 0, sizeof(head));
-	s->gen = rt_us_maps(cpu, regs == cpu->c.regs);
+	s->gen = rt_us_maps(cpu, regs == cpu->c.regs, &s->flags);
 	s->id = (u64)atomic64_inc_return(&rt_us_next_id);
 	s->tgid = task_tgid_nr(current);
 	s->tid = task_pid_nr(current);
@@ -235,7 +458,7 @@ static u64 rt_us_sample_of(struct rt_context *c, bool addr_only, unsigned long a
 	s->stack_max = (u32)rt_script.maxustack;
 	if (addr_only) {
 		s->regs[16] = addr;
-		s->flags = RT_US_ADDR;
+		s->flags |= RT_US_ADDR;
 	} else {
 		/* No more than the output buffer has room for. */
 		u32 room = (u32)min_t(size_t, rt_out_room(cpu), U32_MAX);
@@ -423,7 +646,8 @@ static bool rt_us_final_mode;
 
 size_t rt_ustack_bytes(void)
 {
-	return rt_script.ustack_keys ? RT_US_ALIASES * sizeof(struct rt_us_alias) : 0;
+	return (rt_script.maxustack ? RT_US_COLLECT_BYTES + RT_SYM_LEN : 0) +
+	       (rt_script.ustack_keys ? RT_US_ALIASES * sizeof(struct rt_us_alias) : 0);
 }
 
 void rt_ustack_show(struct seq_file *m)
@@ -435,6 +659,11 @@ void rt_ustack_show(struct seq_file *m)
 int rt_ustack_alloc(void)
 {
 	rt_us_cookie = (u64)get_random_u32() << 32 | get_random_u32();
+	if (!rt_script.maxustack)
+		return 0;
+	rt_us_collect = rt_alloc_big(RT_US_COLLECT_BYTES + RT_SYM_LEN);
+	if (!rt_us_collect)
+		return -ENOMEM;
 	if (!rt_script.ustack_keys)
 		return 0;
 	rt_us_aliases = rt_alloc_big(RT_US_ALIASES * sizeof(struct rt_us_alias));
@@ -452,6 +681,9 @@ static void rt_us_final_free(void)
 
 void rt_ustack_free(void)
 {
+	rt_ustack_stop();
+	rt_free_big(rt_us_collect);
+	rt_us_collect = NULL;
 	rt_free_big(rt_us_aliases);
 	rt_us_aliases = NULL;
 	rt_us_final_free();

@@ -282,6 +282,18 @@ static int sr_relay_emit(void *ctx, const char *buf, size_t n)
 	return r->write ? r->write(buf, n) : sr_write_all(r->dst_fd, buf, n);
 }
 
+int sr_relay_release(struct sr_relay *r)
+{
+	if (!r->ustacks || r->dst_fd < 0)
+		return 0;
+	if (sr_ustacks_release(r->ustacks, sr_relay_emit, r)) {
+		r->errnum = errno;
+		r->dst_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void))
 {
 	for (;;) {

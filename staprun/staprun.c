@@ -1076,6 +1076,7 @@ static int sr_quiesce(const char *name, struct sr_relay *relay, const char *outp
 	if (sr_ctl_write(name, "quiesce", err, sizeof(err)))
 		return 0; /* stop does it all */
 	end = sr_relay_run(relay, sr_stop_draining);
+	sr_relay_release(relay);
 	sr_ustacks_final(relay->ustacks);
 	return sr_relay_failed(end, relay, outpath);
 }

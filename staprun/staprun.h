@@ -232,6 +232,8 @@ struct sr_relay {
  * how many. */
 int sr_relay_commands(struct sr_relay *r);
 enum sr_relay_end sr_relay_run(struct sr_relay *r, int (*stop_now)(void));
+/* Output held for user stacks, released (sr_ustacks_release) to dst. */
+int sr_relay_release(struct sr_relay *r);
 
 /* ustack.c: user-stack records and tokens in the output (doc/ustack.md) */
 
@@ -242,6 +244,10 @@ void sr_ustacks_free(struct sr_ustacks *us);
 /* Take N bytes of the module's output; EMIT gets the text with stacks in. */
 int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx);
+/* Output held for the mappings of samples taken in the kernel, now (they
+ * will not come: the probes have stopped and the output was read). */
+int sr_ustacks_release(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
+		       void *ctx);
 /* At the end of the output: bytes still held are text. */
 int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
 		     void *ctx);

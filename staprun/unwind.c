@@ -49,6 +49,7 @@ struct sr_proc {
 	uint32_t next_gen;
 	struct sr_map *next;
 	size_t nnext;
+	bool next_complete;     /* its last record came */
 	Dwfl *dwfl;
 	bool attached;
 	unsigned long long used;        /* when a sample of it was last unwound */
@@ -255,6 +256,7 @@ static void sr_proc_take_next(struct sr_unwinder *u, struct sr_proc *p)
 	p->next = NULL;
 	p->nnext = 0;
 	p->next_gen = 0;
+	p->next_complete = false;
 }
 
 void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const char *path,
@@ -270,11 +272,14 @@ void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const cha
 		p->next = NULL;
 		p->nnext = 0;
 		p->next_gen = m->gen;
+		p->next_complete = false;
 	} else if (m->gen != p->next_gen) {
 		return; /* the rest of a generation whose start was lost */
 	}
+	if (m->flags & RT_US_LAST)
+		p->next_complete = true;
 	if (!path_len)
-		return; /* a process with nothing mapped executable */
+		return; /* the last record, or a process with nothing mapped executable */
 	grown = realloc(p->next, (p->nnext + 1) * sizeof(*grown));
 	if (!grown)
 		return;
@@ -619,6 +624,13 @@ static struct sr_proc *sr_proc_from_procfs(struct sr_unwinder *u, uint32_t tgid)
 	return p && p->nmaps ? p : NULL;
 }
 
+bool sr_unwinder_has_gen(struct sr_unwinder *u, uint32_t tgid, uint32_t gen)
+{
+	struct sr_proc *p = sr_proc_find(u, tgid, false);
+
+	return p && (p->gen == gen || (p->next_gen == gen && p->next_complete));
+}
+
 void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
 	       struct sr_unwind_result *r)
 {
@@ -629,7 +641,9 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	r->pcs[0] = s->regs[16];
 	r->n = 1;
 	r->addr_only = s->flags & RT_US_ADDR;
-	if ((!p || (!p->nmaps && !p->nnext)) && !s->gen)
+	/* No mappings sent, or those to come never came (dropped). */
+	if ((!p || (!p->nmaps && !p->nnext)) &&
+	    (!s->gen || ((s->flags & RT_US_PENDING) && !sr_unwinder_has_gen(u, s->tgid, s->gen))))
 		p = sr_proc_from_procfs(u, s->tgid);
 	if (!p) {
 		r->note = "the process's mappings are not known (it was sampled only in the kernel, and has exited)";

@@ -43,6 +43,8 @@ void sr_unwinder_free(struct sr_unwinder *u);
 /* A map record (its path follows it in the stream). */
 void sr_unwinder_map(struct sr_unwinder *u, const struct rt_us_map *m, const char *path,
 		     size_t path_len);
+/* Every map record of generation gen of process tgid has come. */
+bool sr_unwinder_has_gen(struct sr_unwinder *u, uint32_t tgid, uint32_t gen);
 void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsigned char *stack,
 	       struct sr_unwind_result *r);
 /* A line of /proc/PID/maps as the map record the module would send for it

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One named entry of a frame (a frame in inlined code has several). */
@@ -93,7 +94,20 @@ struct sr_ustacks {
 	unsigned long long nsamples, nstacks;
 	struct sr_unwind_result r;
 	struct sr_sym syms[32];
+	/* A sample whose mappings are still to come (RT_US_PENDING) holds the
+	 * output from it on, unparsed in pend, until they came. */
+	double hold_since;      /* when the hold began; 0: none */
+	size_t ahead;           /* bytes after the held sample looked through */
+	bool draining;          /* the end of the output: hold nothing */
+	uint64_t given_up[64];  /* tgid << 32 | gen of mappings waited for too long */
+	unsigned int ngiven_up;
 };
+
+/* How long output waits for the mappings of a sample taken in the kernel
+ * (the module's worker sends them within tens of milliseconds), and how
+ * much of it is held meanwhile. */
+#define SR_HOLD_SECONDS 5.0
+#define SR_HOLD_BYTES ((size_t)64 << 20)
 
 struct sr_ustacks *sr_ustacks_new(const char *mode, const char *name)
 {
@@ -561,6 +575,113 @@ static void sr_flush_aliases(struct sr_ustacks *us)
 	us->naliases = 0;
 }
 
+static double sr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The module's record at p[i] (len bytes there): its header and whole
+ * size, 0 when it is not one (text), SIZE_MAX when it is cut by the end. */
+static size_t sr_record_at(const struct sr_ustacks *us, const unsigned char *p, size_t len,
+			   size_t i, struct rt_us_header *h)
+{
+	if (p[i] != RT_US_MARK)
+		return 0;
+	if (len - i < 2)
+		return SIZE_MAX;
+	if (p[i + 1] != RT_US_SAMPLE && p[i + 1] != RT_US_MAP)
+		return 0;
+	if (len - i < sizeof(*h))
+		return SIZE_MAX;
+	memcpy(h, p + i, sizeof(*h));
+	/* Only the module's own records; anything else is text. */
+	if (h->cookie != us->cookie || h->len > SR_RECORD_MAX)
+		return 0;
+	return len - i < sizeof(*h) + h->len ? SIZE_MAX : sizeof(*h) + h->len;
+}
+
+static bool sr_given_up(const struct sr_ustacks *us, uint32_t tgid, uint32_t gen)
+{
+	uint64_t key = (uint64_t)tgid << 32 | gen;
+
+	for (unsigned int k = 0; k < us->ngiven_up && k < 64; k++)
+		if (us->given_up[k] == key)
+			return true;
+	return false;
+}
+
+/*
+ * A sample at p[at] whose process's mappings are still to come: take the
+ * map records of its generation from the output after it (*len bytes
+ * in all), out of their place, until its last one. True when they have all
+ * come; false: hold the output from the sample on.
+ */
+static bool sr_pull_gen(struct sr_ustacks *us, unsigned char *p, size_t *len, size_t at,
+			size_t size, const struct rt_us_sample *s)
+{
+	size_t i = at + size + us->ahead;
+
+	while (i < *len) {
+		struct rt_us_header h;
+		struct rt_us_map m;
+		size_t n = sr_record_at(us, p, *len, i, &h);
+
+		if (n == SIZE_MAX)
+			break;
+		if (!n) {
+			i++;
+			continue;
+		}
+		if (h.kind != RT_US_MAP || h.len < sizeof(m)) {
+			i += n;
+			continue;
+		}
+		memcpy(&m, p + i + sizeof(h), sizeof(m));
+		if (m.tgid != s->tgid || m.gen != s->gen) {
+			i += n;
+			continue;
+		}
+		sr_take_map(us, p + i + sizeof(h), h.len);
+		memmove(p + i, p + i + n, *len - i - n);
+		*len -= n;
+		if (m.flags & RT_US_LAST)
+			break;
+	}
+	us->ahead = i - at - size;
+	return sr_unwinder_has_gen(us->u, s->tgid, s->gen);
+}
+
+/* Whether the sample record at p[at] waits for its mappings. */
+static bool sr_must_hold(struct sr_ustacks *us, unsigned char *p, size_t *len, size_t at,
+			 size_t size)
+{
+	struct rt_us_sample s;
+
+	if (size < sizeof(struct rt_us_header) + sizeof(s))
+		return false;
+	memcpy(&s, p + at + sizeof(struct rt_us_header), sizeof(s));
+	if (!(s.flags & RT_US_PENDING) || sr_unwinder_has_gen(us->u, s.tgid, s.gen) ||
+	    sr_given_up(us, s.tgid, s.gen) || sr_pull_gen(us, p, len, at, size, &s)) {
+		us->hold_since = 0;
+		us->ahead = 0;
+		return false;
+	}
+	if (!us->hold_since)
+		us->hold_since = sr_now();
+	/* Never sent (the module dropped them) or too much held: unwind with
+	 * what is known. */
+	if (us->draining || *len - at > SR_HOLD_BYTES || sr_now() - us->hold_since > SR_HOLD_SECONDS) {
+		us->given_up[us->ngiven_up++ % 64] = (uint64_t)s.tgid << 32 | s.gen;
+		us->hold_since = 0;
+		us->ahead = 0;
+		return false;
+	}
+	return true;
+}
+
 int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 		      int (*emit)(void *ctx, const char *s, size_t n), void *ctx)
 {
@@ -596,19 +717,18 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 		if (kind == RT_US_SAMPLE || kind == RT_US_MAP) {
 			struct rt_us_header h;
 
-			if (len - i < sizeof(h))
+			need = sr_record_at(us, p, len, i, &h);
+			if (need == SIZE_MAX)
 				break;
-			memcpy(&h, p + i, sizeof(h));
-			/* Only the module's own records; anything else is text. */
-			if (h.cookie != us->cookie || h.len > SR_RECORD_MAX) {
+			if (!need) {
 				i++;
 				continue;
 			}
-			need = sizeof(h) + h.len;
-			if (len - i < need)
-				break;
 			if (i > from)
 				sr_append(&t, p + from, i - from);
+			from = i;
+			if (kind == RT_US_SAMPLE && sr_must_hold(us, p, &len, i, need))
+				break;
 			if (kind == RT_US_SAMPLE)
 				sr_take_sample(us, p + i + sizeof(h), h.len);
 			else
@@ -696,6 +816,17 @@ void sr_ustacks_final(struct sr_ustacks *us)
 	free(ids);
 }
 
+int sr_ustacks_release(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
+		       void *ctx)
+{
+	int rc;
+
+	us->draining = true;
+	rc = sr_ustacks_filter(us, "", 0, emit, ctx);
+	us->draining = false;
+	return rc;
+}
+
 /* The end of the output: what is still held (the start of what looked
  * like a record or token, cut by the end) is text. */
 int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
@@ -704,6 +835,8 @@ int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s
 	int rc = 0;
 
 	if (us && us->npend)
+		rc = sr_ustacks_release(us, emit, ctx);
+	if (us && us->npend && !rc)
 		rc = emit(ctx, (const char *)us->pend, us->npend);
 	if (us)
 		us->npend = 0;

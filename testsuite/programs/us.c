@@ -11,6 +11,8 @@
  *   deep N        us_deep recursing N times, then us_leaf
  *   repeat N MS   the chain N times, MS milliseconds apart
  *   nocfi         main > us_nocfi (us-nocfi.c: no CFI, no frame pointer) > us_leaf
+ *   say N         the chain N times, us_leaf writing "hop" to stderr each time
+ *                 (a system call deep in a known chain), then exits at once
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -23,6 +25,7 @@
 #include "us.h"
 
 static long us_spin_ms;
+static int us_say;
 
 static long us_now_ms(void)
 {
@@ -40,6 +43,8 @@ __attribute__((noinline)) int us_leaf(int n)
 	/* The clock is read now and then: samples land here, not in the vDSO. */
 	while (end && ((spins & 0xfffff) || us_now_ms() < end))
 		spins++;
+	if (us_say && write(2, "hop\n", 4) < 0)
+		n = -n;
 	__asm__ volatile("" ::: "memory");
 	return n * 2;
 }
@@ -125,12 +130,16 @@ int main(int argc, char **argv)
 			r = us_one(1);
 			usleep(atoi(argv[3]) * 1000);
 		}
+	} else if (!strcmp(mode, "say") && argc > 2) {
+		us_say = 1;
+		for (int i = atoi(argv[2]); i > 0; i--)
+			r = us_one(1);
 	} else if (!strcmp(mode, "nocfi")) {
 		r = us_nocfi(2, us_leaf);
 	} else if (!strcmp(mode, "deep") && argc > 2) {
 		r = us_deep(atoi(argv[2]));
 	} else {
-		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS | nocfi\n");
+		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS | nocfi | say N\n");
 		return 2;
 	}
 	printf("us %s %d\n", mode, r);

@@ -122,6 +122,21 @@ static void feed_sample(struct sr_ustacks *us, uint64_t cookie)
 	sr_ustacks_filter(us, (const char *)rec + 100, sizeof(rec) - 100, collect, &ignored);
 }
 
+/* The record that ends a generation of mappings; the output it lets
+ * through goes to t. */
+static void feed_last(struct sr_ustacks *us, uint64_t cookie, uint32_t tgid, uint32_t gen,
+		      struct text *t)
+{
+	struct rt_us_header h = { .mark = RT_US_MARK, .kind = RT_US_MAP,
+				  .len = sizeof(struct rt_us_map), .cookie = cookie };
+	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_LAST };
+	unsigned char rec[sizeof(h) + sizeof(m)];
+
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), &m, sizeof(m));
+	sr_ustacks_filter(us, (const char *)rec, sizeof(rec), collect, t);
+}
+
 /* This process's executable mappings as map records for process tgid. */
 static void feed_maps_as(struct sr_ustacks *us, uint64_t cookie, uint32_t tgid, uint32_t gen)
 {
@@ -260,6 +275,46 @@ int main(int argc, char **argv)
 		tap_check(samples == 3 && stacks == 1 && files > 0 && sr_ustacks_files(us) == files,
 			  "another process with the same files: %llu samples, %llu stacks, files read %llu then %llu",
 			  samples, stacks, files, sr_ustacks_files(us));
+	}
+	/* A sample taken in the kernel, whose mappings a worker sends later:
+	 * the output from it on waits for them, text before it does not. */
+	{
+		char tok[RT_US_TOKEN_LEN + 1];
+		static struct text out;
+
+		sample.id = 10;
+		sample.tgid = sample.tid = 999998;
+		sample.gen = 6;
+		sample.flags = RT_US_PENDING;
+		sr_ustacks_filter(us, "before\n", 7, collect, &out);
+		feed_sample(us, 0x1234);
+		token(tok, RT_US_FOLDED, 10);
+		sr_ustacks_filter(us, tok, RT_US_TOKEN_LEN, collect, &out);
+		sr_ustacks_filter(us, "\nafter\n", 7, collect, &out);
+		tap_check(!strcmp(out.buf, "before\n"), "output after a sample whose mappings are to come waits: '%s'",
+			  out.buf);
+		feed_maps_as(us, 0x1234, 999998, 6);
+		tap_check(!strcmp(out.buf, "before\n"), "... until the last of them came: '%s'", out.buf);
+		feed_last(us, 0x1234, 999998, 6, &out);
+		tap_check(!strncmp(out.buf, "before\n", 7) && strstr(out.buf, "main;ut_a;ut_b;ut_c;take_sample\nafter\n"),
+			  "then the stack, unwound with them, and the rest in order: '%s'", out.buf);
+
+		/* Mappings that never come (the module had no room): the output
+		 * is released at the end, the stack unwound as far as it can be. */
+		out.len = 0;
+		out.buf[0] = 0;
+		sample.id = 11;
+		sample.tgid = sample.tid = 999997;
+		sample.gen = 7;
+		feed_sample(us, 0x1234);
+		token(tok, RT_US_ADDRS, 11);
+		sr_ustacks_filter(us, tok, RT_US_TOKEN_LEN, collect, &out);
+		sr_ustacks_filter(us, "|end\n", 5, collect, &out);
+		tap_check(out.len == 0, "held again for mappings still to come");
+		sr_ustacks_release(us, collect, &out);
+		tap_check(!strncmp(out.buf, "0x", 2) && strstr(out.buf, "|end\n"),
+			  "released at the end of the output: '%s'", out.buf);
+		sample.flags = 0;
 	}
 	sr_ustacks_free(us);
 	return tap_done();
