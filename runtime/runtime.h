@@ -263,8 +263,10 @@ void rt_ustack_final_fold(void);
 /* From the 20 ms wake timer: start the worker that reads the mappings of
  * processes sampled in the kernel, when any wait. */
 void rt_ustack_tick(void);
-/* Once no probe runs (quiesce, stop): the worker's last requests served
- * here, or dropped when the output has no room; it runs no more. */
+/* The worker has mappings to send: the output has not ended yet. */
+bool rt_ustack_pending(void);
+/* At stop, once no probe runs: the worker's last requests served here, or
+ * dropped when the output has no room; it runs no more. */
 void rt_ustack_stop(void);
 /* The sample ids of the tokens in key s: how many, the first cap into ids. */
 int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap);

@@ -682,9 +682,9 @@ int rt_ctl_stop(void)
 			if (!rt_probes_stopped) {
 				rt_probes_stop();
 				synchronize_rcu();
-				rt_ustack_stop();
 			} else
 				rt_ustack_final_fold();
+			rt_ustack_stop();
 			rt_probes_stopped = true;
 			atomic_set(&rt_sess.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
@@ -711,8 +711,8 @@ int rt_ctl_quiesce(void)
 		/* A hit that passed its state check before the probes went
 		 * (a perf event's) is over once an RCU grace period is. */
 		synchronize_rcu();
-		/* The mappings of the last samples, before staprun's last read. */
-		rt_ustack_stop();
+		/* The worker still sends the last samples' mappings: the
+		 * output does not end before they are in it. */
 		WRITE_ONCE(rt_probes_stopped, true);
 		atomic_set(&rt_sess.state, RT_STOPPING);
 	}

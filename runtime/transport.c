@@ -523,9 +523,16 @@ static ssize_t rt_drain(char __user *ubuf, size_t count)
 	return done;
 }
 
+/* No more output will come: the script is stopping and no mappings of
+ * user stacks are still to be sent (staprun waits for those). */
+static bool rt_out_ended(void)
+{
+	return rt_state() >= RT_STOPPING && !rt_ustack_pending();
+}
+
 static bool rt_reader_should_wake(void)
 {
-	return rt_data_ready() || rt_system_pending() || rt_state() >= RT_STOPPING;
+	return rt_data_ready() || rt_system_pending() || rt_out_ended();
 }
 
 static ssize_t rt_out_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
@@ -545,7 +552,7 @@ static ssize_t rt_out_read(struct file *file, char __user *ubuf, size_t count, l
 			n = -EAGAIN;
 			break;
 		}
-		if (rt_state() >= RT_STOPPING)
+		if (rt_out_ended())
 			break; /* end of file */
 		if (file->f_flags & O_NONBLOCK) {
 			n = -EAGAIN;

@@ -174,6 +174,7 @@ struct rt_us_request {
 	struct mm_struct *mm;   /* a reference held (mmget) */
 	pid_t tgid;
 	u32 gen;
+	unsigned long since;    /* jiffies when queued */
 };
 static struct rt_us_request rt_us_requests[RT_US_REQUESTS];
 static int rt_us_req_first, rt_us_nreq;        /* under rt_us_procs_lock */
@@ -181,6 +182,12 @@ static bool rt_us_stopped;
 /* The worker's: one generation's records, read before they are written. */
 #define RT_US_COLLECT_BYTES (256 << 10)
 static char *rt_us_collect;
+/* What rt_us_collect holds: the generation, its bytes there and in the output. */
+static u32 rt_us_collected_gen;
+static size_t rt_us_collected_used, rt_us_collected_space;
+/* A request not served within this (the map lock held, the output full or
+ * busy) is given up: its samples unwind without it. */
+#define RT_US_REQUEST_WAIT HZ
 static void rt_us_work_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(rt_us_work, rt_us_work_fn);
 
@@ -197,7 +204,7 @@ static u32 rt_us_request(struct rt_us_proc *slot, struct mm_struct *mm, pid_t tg
 	gen = (u32)atomic_inc_return(&rt_us_next_gen);
 	mmget(mm);
 	rq = &rt_us_requests[(rt_us_req_first + rt_us_nreq++) % RT_US_REQUESTS];
-	*rq = (struct rt_us_request){ .mm = mm, .tgid = tgid, .gen = gen };
+	*rq = (struct rt_us_request){ .mm = mm, .tgid = tgid, .gen = gen, .since = jiffies };
 	*slot = (struct rt_us_proc){ .tgid = tgid, .exec_id = exec_id, .start_time = start,
 				     .map_count = map_count, .gen = gen, .sending = true,
 				     .pending = true };
@@ -205,9 +212,10 @@ static u32 rt_us_request(struct rt_us_proc *slot, struct mm_struct *mm, pid_t tg
 }
 
 /* Read mm's executable mappings into rt_us_collect as records; the bytes
- * they take there and in the output. */
-static size_t rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
-				 size_t *space)
+ * they take there and in the output. The map lock is only tried (a task
+ * may hold it long): false when it was taken. */
+static bool rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
+			       size_t *used_out, size_t *space)
 {
 	struct vm_area_struct *vma;
 	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
@@ -218,7 +226,9 @@ static size_t rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char
 
 	/* Room kept for the last record. */
 	*space = rt_out_space(sizeof(struct rt_us_header) + sizeof(m));
-	mmap_read_lock(mm);
+	*used_out = 0;
+	if (!mmap_read_trylock(mm))
+		return false;
 	for_each_vma(vmi, vma) {
 		size_t len, need;
 
@@ -240,7 +250,8 @@ static size_t rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char
 		sent++;
 	}
 	mmap_read_unlock(mm);
-	return used;
+	*used_out = used;
+	return true;
 }
 
 /* Write the collected records and the last one on this CPU, as a hit
@@ -273,14 +284,13 @@ static bool rt_us_write_collected(size_t used, size_t space, pid_t tgid, u32 gen
 }
 
 /* Serve the oldest request: false when there is none, or when it must
- * wait (the output busy or full) and final is false. */
+ * wait (its map lock taken, the output busy or full) and final is false. */
 static bool rt_us_serve(bool final)
 {
 	struct rt_us_request rq;
 	struct rt_us_proc *slot;
 	unsigned long flags;
-	size_t used, space;
-	bool sent;
+	bool sent, give_up;
 
 	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
 	if (!rt_us_nreq) {
@@ -290,12 +300,23 @@ static bool rt_us_serve(bool final)
 	rq = rt_us_requests[rt_us_req_first];
 	raw_spin_unlock_irqrestore(&rt_us_procs_lock, flags);
 
-	/* cpu->sym is the hits' and the CPU may change: a path buffer of
-	 * our own, at the end of the collect buffer's allocation. */
-	used = rt_us_collect_maps(rq.mm, rq.tgid, rq.gen, rt_us_collect + RT_US_COLLECT_BYTES, &space);
-	sent = rt_us_write_collected(used, space, rq.tgid, rq.gen);
-	if (!sent && !final)
+	give_up = final || time_after(jiffies, rq.since + RT_US_REQUEST_WAIT);
+	/* Read once, written when the output has room. cpu->sym is the
+	 * hits' (and the CPU may change): the path buffer is our own, at the
+	 * end of rt_us_collect. */
+	if (rt_us_collected_gen != rq.gen) {
+		if (!rt_us_collect_maps(rq.mm, rq.tgid, rq.gen, rt_us_collect + RT_US_COLLECT_BYTES,
+					&rt_us_collected_used, &rt_us_collected_space) &&
+		    !give_up)
+			return false;
+		/* Given up on the lock: an empty generation, so that staprun
+		 * stops waiting for it. */
+		rt_us_collected_gen = rq.gen;
+	}
+	sent = rt_us_write_collected(rt_us_collected_used, rt_us_collected_space, rq.tgid, rq.gen);
+	if (!sent && !give_up)
 		return false;
+	rt_us_collected_gen = 0;
 
 	raw_spin_lock_irqsave(&rt_us_procs_lock, flags);
 	rt_us_req_first = (rt_us_req_first + 1) % RT_US_REQUESTS;
@@ -328,6 +349,11 @@ static void rt_us_work_fn(struct work_struct *w)
 	/* One left waiting for room or for its CPU: try again soon. */
 	if (READ_ONCE(rt_us_nreq) && !READ_ONCE(rt_us_stopped))
 		queue_delayed_work(system_unbound_wq, &rt_us_work, msecs_to_jiffies(10) ?: 1);
+}
+
+bool rt_ustack_pending(void)
+{
+	return READ_ONCE(rt_us_nreq) && !READ_ONCE(rt_us_stopped);
 }
 
 void rt_ustack_tick(void)

@@ -679,8 +679,12 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	/* A read past the copy ends the walk, whether libdwfl calls that
 	 * an error or the outermost frame. */
 	if (dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, sr_frame_cb, &w) != 0 &&
-	    r->n < SR_MAX_FRAMES && !u->read_past_copy)
-		r->note = dwfl_errno() ? dwfl_errmsg(-1) : "no unwind information here";
+	    r->n < SR_MAX_FRAMES && !u->read_past_copy) {
+		/* dwfl_errno() clears the error it returns. */
+		int e = dwfl_errno();
+
+		r->note = e ? dwfl_errmsg(e) : "no unwind information here";
+	}
 	r->cut = u->read_past_copy && r->n < SR_MAX_FRAMES;
 	if (r->n == 0) {
 		r->pcs[0] = s->regs[16];

@@ -690,7 +690,9 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 	int rc = 0;
 
 	if (us->npend + n > us->pend_cap) {
-		size_t cap = us->npend + n + 65536;
+		/* Doubling: output held for a sample's mappings grows it read by read. */
+		size_t cap = 2 * us->pend_cap > us->npend + n + 65536 ? 2 * us->pend_cap
+								     : us->npend + n + 65536;
 		unsigned char *more = realloc(us->pend, cap);
 
 		if (!more)
