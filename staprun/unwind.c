@@ -646,7 +646,7 @@ void sr_unwind(struct sr_unwinder *u, const struct rt_us_sample *s, const unsign
 	    (!s->gen || ((s->flags & RT_US_PENDING) && !sr_unwinder_has_gen(u, s->tgid, s->gen))))
 		p = sr_proc_from_procfs(u, s->tgid);
 	if (!p) {
-		r->note = "the process's mappings are not known (it was sampled only in the kernel, and has exited)";
+		r->note = "the process's mappings are not known (the module could not send them, and it has exited)";
 		return;
 	}
 	if (s->gen == p->next_gen)
