@@ -264,6 +264,11 @@ int main(int argc, char **argv)
 	options_parse(s, argc, argv);
 	util_catch_signals();
 	locate_files(s);
+	if (s->clean_cache) {
+		modcache_clean(s->verbose > 0);
+		if (!s->script_text && !s->script_file)
+			return 0;
+	}
 	if (s->dump) {
 		dump_library(s);
 		return 0;
@@ -286,6 +291,14 @@ int main(int argc, char **argv)
 		print_user_decls(s);
 		return 0;
 	}
+
+	/* An unchanged run built this module before: straight to pass 5. */
+	struct modcache *cache = modcache_open(s);
+	int status = 0;
+	char *c_text = NULL;
+	bool from_cache = modcache_lookup(cache, s);
+	if (from_cache)
+		goto built;
 
 	pc = pass_begin(s);
 	s->kernel = kernel_open(s->release, s->verbose > 0);
@@ -314,7 +327,7 @@ int main(int argc, char **argv)
 	const struct source *user = src_get(s->prog.user_file);
 	if (!s->module_name)
 		s->module_name = options_default_module_name(s, user->text, user->len);
-	char *c_text = cg_translate(s);
+	c_text = cg_translate(s);
 	if (diag_errors() || (s->probe_cache && probe_cache_save(s)))
 		return 1;
 	s->tmpdir = make_temp_dir("tapline");
@@ -323,7 +336,6 @@ int main(int argc, char **argv)
 		fatal("cannot write %s: %m", s->c_file);
 	pass_end(pc, 3, "translated to C");
 	util_check_signal();
-	int status = 0;
 	if (s->last_pass == 3) {
 		fputs(c_text, stdout);
 		goto done;
@@ -336,6 +348,8 @@ int main(int argc, char **argv)
 	}
 	util_check_signal();
 	pass_end(pc, 4, "built the module");
+	modcache_store(cache, s);
+built:
 	if (s->last_pass == 4) {
 		/* Like SystemTap: the module lands in the current directory. */
 		char *dest = xasprintf("%s.ko", s->module_name);
@@ -348,6 +362,8 @@ int main(int argc, char **argv)
 
 	pc = pass_begin(s);
 	status = run_module(s);
+	if (status && from_cache)
+		modcache_after_failure(cache, s);
 	pass_end(pc, 5, "ran the module");
 done:
 	util_check_signal();
@@ -356,5 +372,6 @@ done:
 	else
 		remove_tree(s->tmpdir);
 	free(c_text);
+	modcache_free(cache);
 	return status;
 }

@@ -98,6 +98,10 @@ static void usage(FILE *f)
 		"                its DWARF is installed (without DWARF, BTF is used anyway)\n"
 		"  --symtab      symbol tables only: no DWARF, no BTF; arguments by position\n"
 		"                (int_arg(N), pointer_arg(N), ...) and returnval()\n"
+		"  --disable-cache  build the module even if an unchanged run built it before,\n"
+		"                and keep nothing in the module cache\n"
+		"  --clean-cache  empty the module cache (~/.cache/tapline/compiled) and exit,\n"
+		"                unless a script is given too\n"
 		"  --probe-cache[=DIR]  keep the probe sites resolved through debug information\n"
 		"                under DIR (default ~/.cache/tapline/probes), one directory per\n"
 		"                build-id, and use them: the same probes read by the same\n"
@@ -225,7 +229,7 @@ void options_parse(struct session *s, int argc, char **argv)
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_VM_NET, OPT_LDD, OPT_COMPATIBLE,
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES,
-	       OPT_SIGN_KEY, OPT_SIGN_CERT };
+	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -248,10 +252,14 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
 		{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },
+		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
 		s->limits[i] = limit_info[i].def;
+	s->argc = argc;
+	s->argv = argv;
 	s->last_pass = 5;
 	int c;
 	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:S:Fc:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
@@ -434,6 +442,12 @@ void options_parse(struct session *s, int argc, char **argv)
 		case OPT_SIGN_CERT:
 			s->sign_cert = optarg;
 			break;
+		case OPT_DISABLE_CACHE:
+			s->disable_cache = true;
+			break;
+		case OPT_CLEAN_CACHE:
+			s->clean_cache = true;
+			break;
 		case OPT_PROBE_CACHE:
 			/* stap builds modules from what is in it: ours alone. */
 			if (optarg)
@@ -453,6 +467,9 @@ void options_parse(struct session *s, int argc, char **argv)
 		}
 	}
 	if (!s->script_text && !s->dump) {
+		/* --clean-cache alone: only that. */
+		if (optind >= argc && s->clean_cache)
+			return;
 		if (optind >= argc) {
 			usage(stderr);
 			exit(1);

@@ -261,6 +261,10 @@ struct session {
 	const char *sign_key;        /* --sign-key: the private key; NULL: one found as kbuild would */
 	const char *sign_cert;       /* --sign-cert: its X.509 certificate */
 	struct ptrvec probe_cache_pending; /* pass 2: entries to save (probecache.c) */
+	int argc;                /* the command line, for the module cache's key */
+	char **argv;
+	bool disable_cache;      /* --disable-cache: no module from the cache, none kept */
+	bool clean_cache;        /* --clean-cache */
 	char *c_file;            /* pass 3 */
 	char *ko_file;           /* pass 4 */
 };

@@ -39,6 +39,24 @@ struct stub {
 /* The stub for the session's kernel, built and cached on first use; NULL on failure (reported). */
 struct stub *stub_get(struct session *s);
 
+/* A hash of the runtime's sources in runtime_dir (and Tapline's version). */
+uint64_t stub_runtime_hash(const char *runtime_dir);
+
+/*
+ * The compiled-module cache (modcache.c): the key for this run, after pass
+ * 1 (NULL: not looked in, -v says why); a module found for it (true: s->ko_file
+ * is the entry's module, s->module_name set); the module pass 4 built,
+ * kept; and --clean-cache.
+ */
+struct modcache;
+struct modcache *modcache_open(struct session *s);
+bool modcache_lookup(struct modcache *c, struct session *s);
+void modcache_store(struct modcache *c, struct session *s);
+/* A cached module staprun would not run: removed when it is damaged. */
+void modcache_after_failure(struct modcache *c, struct session *s);
+void modcache_free(struct modcache *c);
+int modcache_clean(bool verbose);
+
 /* The module name the stub is built with, replaced in each script's module. */
 #define STUB_MODULE_NAME "tapline_stub_name_placeholder_padded_to_55_characters__"
 

@@ -583,6 +583,17 @@ static struct stub *load_stub(const char *dir, const char *kbuild_dir, char **wh
 	return st;
 }
 
+uint64_t stub_runtime_hash(const char *runtime_dir)
+{
+	struct ptrvec files = { 0 };
+	list_runtime(runtime_dir, NULL, &files);
+	uint64_t h = runtime_hash(runtime_dir, &files);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.v[i]);
+	pv_free(&files);
+	return h;
+}
+
 struct stub *stub_get(struct session *s)
 {
 	const struct kernel *k = s->kernel;

@@ -427,6 +427,39 @@ static void kernel_reset(struct kernel *k)
 	k->classified = false;
 }
 
+char *kernel_known_build_id(const char *release)
+{
+	if (!strcmp(release, kernel_running_release()) && file_exists("/sys/kernel/notes"))
+		return running_build_id();
+	/* The build-id an earlier run found in the image, while the image is
+	 * the one it read (image_cached's stamp). */
+	char *vmlinuz = xasprintf("/boot/vmlinuz-%s", release);
+	struct stat st;
+	char *id = NULL;
+	if (stat(vmlinuz, &st) == 0) {
+		char *stamp = xasprintf("%d %lld %lld\n", KERNEL_CACHE_FORMAT, (long long)st.st_size,
+					(long long)st.st_mtime);
+		char *sub = xasprintf("kernel/%s", release);
+		char *dir = cache_dir(sub);
+		char *p = path_join(dir, "image");
+		char *seen = read_file(p, NULL);
+		size_t n = strlen(stamp);
+		if (seen && !strncmp(seen, stamp, n))
+			id = xstrndup(seen + n, strcspn(seen + n, "\n"));
+		free(seen);
+		free(p);
+		free(dir);
+		free(sub);
+		free(stamp);
+	}
+	free(vmlinuz);
+	if (id && (!*id || strspn(id, "0123456789abcdef") != strlen(id))) {
+		free(id);
+		id = NULL;
+	}
+	return id;
+}
+
 struct kernel *kernel_open(const char *release, bool verbose)
 {
 	struct kernel *k = xcalloc(1, sizeof *k);

@@ -78,6 +78,10 @@ const struct kfunc *kernel_function(const struct kernel *k, const char *name);
 const char *kfunc_why_text(enum kfunc_why why);
 /* The release of the running kernel (uname -r). */
 const char *kernel_running_release(void);
+/* The build-id of kernel release, when it is known without reading the
+ * image: the running kernel's, or one an earlier run found (cached with
+ * the image's size and time); else NULL. */
+char *kernel_known_build_id(const char *release);
 /* "; build for ... with -r RELEASE" naming the kernels installed in /boot,
  * or how to install one (malloced), to end a message with. */
 char *kernel_installed_hint(void);

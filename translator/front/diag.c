@@ -50,6 +50,14 @@ void diag_set_stop(void (*stop)(void))
 	stop_hook = stop;
 }
 
+int diag_warnings(void)
+{
+	int n = 0;
+	for (int i = 0; i < D_NCODES; i++)
+		n += nwarnings[i];
+	return n;
+}
+
 int diag_errors(void)
 {
 	return nerrors;

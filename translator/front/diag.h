@@ -39,6 +39,8 @@ void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 void diag_note(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int diag_errors(void);
+/* Warnings given so far (shown or not). */
+int diag_warnings(void);
 /* Say how many warnings of each kind were held back (and forget them). */
 void diag_summary(void);
 const char *diag_code_name(enum diag_code code);
