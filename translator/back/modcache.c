@@ -167,14 +167,19 @@ struct modcache *modcache_open(struct session *s)
 		hash_str(&h, "source", src->name);
 		sha256_update(&h, src->text, src->len);
 	}
-	for (int i = 1; i < s->argc; i++) {
+	/* The options (and the script's file name), then the script's own
+	 * arguments, whatever they look like. */
+	int nopts = s->argc - s->nscript_args;
+	for (int i = 1; i < nopts; i++) {
 		int skip = run_only_option(s->argv[i]);
 		if (skip) {
 			i += skip - 1;
 			continue;
 		}
-		hash_str(&h, "arg", s->argv[i]);
+		hash_str(&h, "option", s->argv[i]);
 	}
+	for (int i = nopts > 1 ? nopts : 1; i < s->argc; i++)
+		hash_str(&h, "script argument", s->argv[i]);
 	char *cwd = getcwd(NULL, 0);
 	hash_str(&h, "cwd", cwd);
 	free(cwd);
