@@ -300,6 +300,7 @@ int main(int argc, char **argv)
 	if (from_cache)
 		goto built;
 
+build:
 	pc = pass_begin(s);
 	s->kernel = kernel_open(s->release, s->verbose > 0);
 	if (!s->kernel)
@@ -330,7 +331,8 @@ int main(int argc, char **argv)
 	c_text = cg_translate(s);
 	if (diag_errors() || (s->probe_cache && probe_cache_save(s)))
 		return 1;
-	s->tmpdir = make_temp_dir("tapline");
+	if (!s->tmpdir)
+		s->tmpdir = make_temp_dir("tapline");
 	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	if (!write_file(s->c_file, c_text, strlen(c_text)))
 		fatal("cannot write %s: %m", s->c_file);
@@ -362,8 +364,13 @@ built:
 
 	pc = pass_begin(s);
 	status = run_module(s);
-	if (status && from_cache)
-		modcache_after_failure(cache, s);
+	/* staprun refused a damaged module before loading it: build it afresh. */
+	if (status && from_cache && modcache_after_failure(cache, s)) {
+		from_cache = false;
+		free(s->ko_file);
+		s->ko_file = NULL;
+		goto build;
+	}
 	pass_end(pc, 5, "ran the module");
 done:
 	util_check_signal();

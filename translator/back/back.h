@@ -52,8 +52,8 @@ struct modcache;
 struct modcache *modcache_open(struct session *s);
 bool modcache_lookup(struct modcache *c, struct session *s);
 void modcache_store(struct modcache *c, struct session *s);
-/* A cached module staprun would not run: removed when it is damaged. */
-void modcache_after_failure(struct modcache *c, struct session *s);
+/* A cached module staprun would not run: removed when it is damaged (true). */
+bool modcache_after_failure(struct modcache *c, struct session *s);
 void modcache_free(struct modcache *c);
 int modcache_clean(bool verbose);
 

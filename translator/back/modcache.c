@@ -522,26 +522,28 @@ void modcache_store(struct modcache *c, struct session *s)
 	free(name_line);
 }
 
-void modcache_after_failure(struct modcache *c, struct session *s)
+bool modcache_after_failure(struct modcache *c, struct session *s)
 {
 	(void)s;
 	if (!c)
-		return;
+		return false;
 	char *ko_path = path_join(c->entry, "module.ko"), *why = NULL;
 	size_t len = 0;
 	unsigned char *image = (unsigned char *)read_private_file(ko_path, &len, &why);
 	char *problem = image ? module_problem(image, len, ko_path) : NULL;
 	if (problem) {
 		/* Never to be tried again: the next run builds it afresh. */
-		fprintf(stderr, "stap: the cached module %s was damaged (%s): removed; run the script "
-				"again to build it afresh\n",
+		fprintf(stderr, "stap: the cached module %s was damaged (%s): removed; building it "
+				"afresh\n",
 			c->entry, problem);
 		remove_tree(c->entry);
 	}
+	bool damaged = problem != NULL;
 	free(problem);
 	free(why);
 	free(image);
 	free(ko_path);
+	return damaged;
 }
 
 int modcache_clean(bool verbose)
