@@ -127,36 +127,58 @@ static bool rt_us_write_last(struct rt_cpu *cpu, pid_t tgid, u32 gen, u32 flags)
 	return rt_us_write_map(cpu, &m, NULL);
 }
 
-/* Send one map record per executable file mapping; false when the map
- * lock was taken or a record could not be written. */
-static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid, u32 gen)
+/*
+ * Each executable file mapping of mm as its record, given to take(ctx,
+ * record, path) until it returns false, with at most RT_US_MAX_VMAS
+ * mappings looked at and RT_US_MAX_EXEC taken (a process may have tens of
+ * thousands). The map lock is only tried: -1 when it was taken; else 0
+ * when every mapping came, 1 when cut short. *flags: RT_US_FIRST when no
+ * record was taken (the last record is then the first too).
+ */
+static int rt_us_walk_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
+			   bool (*take)(void *ctx, const struct rt_us_map *m, const char *path),
+			   void *ctx, u32 *flags)
 {
 	struct vm_area_struct *vma;
 	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
-	bool ok = true;
-	int vmas = 0, sent = 0;
+	int vmas = 0, taken = 0, cut = 0;
 	char *path;
 	VMA_ITERATOR(vmi, mm, 0);
 
 	if (!mmap_read_trylock(mm))
-		return false;
+		return -1;
 	for_each_vma(vmi, vma) {
-		/* Bounded: a process may have tens of thousands. */
-		if (++vmas > RT_US_MAX_VMAS || sent >= RT_US_MAX_EXEC) {
-			ok = false;
+		if (++vmas > RT_US_MAX_VMAS || taken >= RT_US_MAX_EXEC) {
+			cut = 1;
 			break;
 		}
-		if (!rt_us_map_of(vma, &m, cpu->sym, &path))
+		if (!rt_us_map_of(vma, &m, pathbuf, &path))
 			continue;
-		if (!rt_us_write_map(cpu, &m, path)) {
-			ok = false;
+		if (!take(ctx, &m, path)) {
+			cut = 1;
 			break;
 		}
 		m.flags = 0;
-		sent++;
+		taken++;
 	}
 	mmap_read_unlock(mm);
-	return ok && rt_us_write_last(cpu, tgid, gen, m.flags);
+	*flags = m.flags;
+	return cut;
+}
+
+static bool rt_us_take_write(void *cpu, const struct rt_us_map *m, const char *path)
+{
+	return rt_us_write_map(cpu, m, path);
+}
+
+/* Send one map record per executable file mapping; false when the map
+ * lock was taken or a record could not be written. */
+static bool rt_us_send_maps(struct rt_cpu *cpu, struct mm_struct *mm, pid_t tgid, u32 gen)
+{
+	u32 flags;
+
+	return rt_us_walk_maps(mm, tgid, gen, cpu->sym, rt_us_take_write, cpu, &flags) == 0 &&
+	       rt_us_write_last(cpu, tgid, gen, flags);
 }
 
 /*
@@ -211,47 +233,46 @@ static u32 rt_us_request(struct rt_us_proc *slot, struct mm_struct *mm, pid_t tg
 	return gen;
 }
 
-/* Read mm's executable mappings into rt_us_collect as records; the bytes
- * they take there and in the output. The map lock is only tried (a task
- * may hold it long): false when it was taken. */
-static bool rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
-			       size_t *used_out, size_t *space)
+/* Records read into rt_us_collect: the bytes they take there and in the
+ * output (the last record's room counted). */
+struct rt_us_collecting {
+	size_t used, space, max;
+};
+
+static bool rt_us_take_collect(void *ctx, const struct rt_us_map *m, const char *path)
 {
-	struct vm_area_struct *vma;
-	struct rt_us_map m = { .tgid = tgid, .gen = gen, .flags = RT_US_FIRST };
-	size_t used = 0, max = min_t(size_t, RT_US_COLLECT_BYTES, rt_out_set_max());
-	int vmas = 0, sent = 0;
-	char *path;
-	VMA_ITERATOR(vmi, mm, 0);
+	struct rt_us_collecting *c = ctx;
+	size_t len = sizeof(*m) + m->path_len;
+	size_t need = rt_out_space(sizeof(struct rt_us_header) + len);
 
-	/* Room kept for the last record. */
-	*space = rt_out_space(sizeof(struct rt_us_header) + sizeof(m));
-	*used_out = 0;
-	if (!mmap_read_trylock(mm))
+	/* More than fits: the files mapped first (the program and its
+	 * loader come first). */
+	if (c->used + len > RT_US_COLLECT_BYTES || c->space + need > c->max)
 		return false;
-	for_each_vma(vmi, vma) {
-		size_t len, need;
-
-		if (++vmas > RT_US_MAX_VMAS || sent >= RT_US_MAX_EXEC)
-			break;
-		if (!rt_us_map_of(vma, &m, pathbuf, &path))
-			continue;
-		len = sizeof(m) + m.path_len;
-		need = rt_out_space(sizeof(struct rt_us_header) + len);
-		/* More than fits: the files mapped first (the program and
-		 * its loader come first). */
-		if (used + len > RT_US_COLLECT_BYTES || *space + need > max)
-			break;
-		memcpy(rt_us_collect + used, &m, sizeof(m));
-		memcpy(rt_us_collect + used + sizeof(m), path, m.path_len);
-		used += len;
-		*space += need;
-		m.flags = 0;
-		sent++;
-	}
-	mmap_read_unlock(mm);
-	*used_out = used;
+	memcpy(rt_us_collect + c->used, m, sizeof(*m));
+	memcpy(rt_us_collect + c->used + sizeof(*m), path, m->path_len);
+	c->used += len;
+	c->space += need;
 	return true;
+}
+
+/* Read mm's executable mappings into rt_us_collect as records; the bytes
+ * they take there and in the output. false when the map lock was taken
+ * (a task may hold it long). */
+static bool rt_us_collect_maps(struct mm_struct *mm, pid_t tgid, u32 gen, char *pathbuf,
+			       size_t *used, size_t *space)
+{
+	struct rt_us_collecting c = {
+		.space = rt_out_space(sizeof(struct rt_us_header) + sizeof(struct rt_us_map)),
+		.max = min_t(size_t, RT_US_COLLECT_BYTES, rt_out_set_max()),
+	};
+	u32 flags;
+	int cut = rt_us_walk_maps(mm, tgid, gen, pathbuf, rt_us_take_collect, &c, &flags);
+
+	/* (Nothing taken when the lock was: an empty generation.) */
+	*used = c.used;
+	*space = c.space;
+	return cut >= 0;
 }
 
 /* Write the collected records and the last one on this CPU, as a hit
