@@ -18,19 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-__attribute__((noinline)) long ub_work(long a, long b)
-{
-	__asm__ volatile("" : "+r"(a));
-	return a + b;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "bench-program.h"
 
 static long loop(long n)
 {
