@@ -56,18 +56,25 @@ static void hash_str(struct sha256 *h, const char *tag, const char *s)
 		sha256_update(h, "", 0);
 }
 
+/* A file's identity and state as stat() gives them, the same text for
+ * the key, an entry's deps and its module's stamp: "DEVICE INODE SIZE
+ * SECONDS.NANOSECONDS"; NULL when it cannot be stat'ed. */
+static char *stat_text(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return NULL;
+	return xasprintf("%llu %llu %lld %lld.%09ld", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
 /* A file's identity and state, or its absence, into the key. */
 static void hash_stat(struct sha256 *h, const char *path)
 {
-	struct stat st;
-	char buf[160];
-	if (stat(path, &st) < 0)
-		snprintf(buf, sizeof buf, "absent");
-	else
-		snprintf(buf, sizeof buf, "%llu %llu %lld %lld.%09ld", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino, (long long)st.st_size,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	hash_str(h, path, buf);
+	char *t = stat_text(path);
+	hash_str(h, path, t ? t : "absent");
+	free(t);
 }
 
 /* Options that only decide how the module runs or what stap prints
@@ -217,14 +224,15 @@ void modcache_free(struct modcache *c)
 	free(c);
 }
 
-/* A file as stat() sees it: "INODE SIZE SECONDS.NANOSECONDS", or NULL. */
+/* A regular file's stat_text as a line, or NULL. */
 static char *file_stamp(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	return xasprintf("%llu %lld %lld.%09ld\n", (unsigned long long)st.st_ino,
-			 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	char *t = stat_text(path), *line = t ? xasprintf("%s\n", t) : NULL;
+	free(t);
+	return line;
 }
 
 /* Why the entry's deps no longer hold (NULL: they do). */
@@ -236,21 +244,18 @@ static char *deps_problem(const char *deps)
 		const char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
 		char *l = xstrndup(line, n);
-		unsigned long long dev, ino;
-		long long size, sec;
-		long nsec;
-		int used = 0;
-		if (sscanf(l, "%llu %llu %lld %lld.%ld %n", &dev, &ino, &size, &sec, &nsec, &used) < 5 ||
-		    !used || l[used] != '/') {
+		/* "STAT_TEXT PATH": the path starts at the first '/'. */
+		char *path = strchr(l, '/');
+		if (!path || path == l || path[-1] != ' ') {
 			why = xstrdup("its list of files is damaged");
 		} else {
-			struct stat st;
-			const char *path = l + used;
-			if (stat(path, &st) < 0)
+			path[-1] = 0;
+			char *now = stat_text(path);
+			if (!now)
 				why = xasprintf("%s is gone", path);
-			else if (st.st_dev != dev || st.st_ino != ino || st.st_size != size ||
-				 st.st_mtim.tv_sec != sec || st.st_mtim.tv_nsec != nsec)
+			else if (strcmp(now, l))
 				why = xasprintf("%s changed since the module was built", path);
+			free(now);
 		}
 		free(l);
 		line = nl ? nl + 1 : NULL;
@@ -455,12 +460,10 @@ static char *deps_of(const struct session *s)
 		if (dup)
 			continue;
 		pv_push(&seen, (void *)path);
-		struct stat st;
-		if (stat(path, &st) < 0)
-			continue;
-		sb_printf(&b, "%llu %llu %lld %lld.%09ld %s\n", (unsigned long long)st.st_dev,
-			  (unsigned long long)st.st_ino, (long long)st.st_size,
-			  (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, path);
+		char *t = stat_text(path);
+		if (t)
+			sb_printf(&b, "%s %s\n", t, path);
+		free(t);
 	}
 	pv_free(&seen);
 	return b.s ? sb_detach(&b) : xstrdup("");
