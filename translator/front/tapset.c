@@ -395,6 +395,9 @@ struct tapset_lib *tapset_open(const struct ptrvec *dirs, struct pp_env *env)
 struct wanted {
 	struct ptrvec names;  /* functions and variables referred to (const char *) */
 	struct ptrvec points; /* probe points named (struct node *, N_PROBE_POINT) */
+	/* wanted_sort: the points whose first part is a plain name, sorted by
+	 * it, and the others (a pattern there) */
+	struct ptrvec plain, patterned;
 };
 
 static void want_node(struct node *n, void *ctx)
@@ -417,11 +420,19 @@ static void want_node(struct node *n, void *ctx)
 	ast_for_children(n, want_node, ctx);
 }
 
+static bool is_pattern(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return true;
+	return false;
+}
+
 /* Could point pp name alias "a.b.c" (or "a.b.c" with suffixes after it)? */
 static bool may_name_alias(const struct node *pp, const char *alias)
 {
-	char *copy = xstrdup(alias), *save = NULL;
 	const struct node *c = pp->list;
+	char *copy = xstrdup(alias), *save = NULL;
 	bool ok = true;
 	for (char *part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
 		/* "**" may stand for the rest of the name. */
@@ -437,15 +448,89 @@ static bool may_name_alias(const struct node *pp, const char *alias)
 	return ok;
 }
 
+static const char *first_part(const struct node *pp)
+{
+	return pp->list ? pp->list->name : "";
+}
+
+static int cmp_first_part(const void *a, const void *b)
+{
+	return strcmp(first_part(*(struct node *const *)a), first_part(*(struct node *const *)b));
+}
+
+/* strcmp(s, the first n characters of part) */
+static int cmp_part(const char *s, const char *part, size_t n)
+{
+	int d = strncmp(s, part, n);
+	return d ? d : s[n] != 0;
+}
+
+/* Does a point the script names match alias? The points with a plain first
+ * part are looked up by the alias's own (a script's thousands of points
+ * meet a library's thousands of aliases, most of them differing there). */
+static bool is_wanted_alias(const struct wanted *w, const char *alias)
+{
+	size_t first = strcspn(alias, ".");
+	const struct ptrvec *all[] = { &w->plain, &w->patterned };
+	if (is_pattern(alias, first)) {
+		for (size_t v = 0; v < 2; v++)
+			for (size_t i = 0; i < all[v]->n; i++)
+				if (may_name_alias(all[v]->v[i], alias))
+					return true;
+		return false;
+	}
+	for (size_t i = 0; i < w->patterned.n; i++)
+		if (may_name_alias(w->patterned.v[i], alias))
+			return true;
+	size_t lo = 0, hi = w->plain.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cmp_part(first_part(w->plain.v[mid]), alias, first) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < w->plain.n && !cmp_part(first_part(w->plain.v[i]), alias, first); i++)
+		if (may_name_alias(w->plain.v[i], alias))
+			return true;
+	return false;
+}
+
+static bool is_wanted_name(const struct wanted *w, const char *name)
+{
+	return w->names.n && bsearch(&name, w->names.v, w->names.n, sizeof(void *), cmp_str);
+}
+
+/* w->names sorted, each once: a file's definitions are looked up in it. */
+static void wanted_sort(struct wanted *w)
+{
+	for (size_t i = 0; i < w->points.n; i++) {
+		const char *f = first_part(w->points.v[i]);
+		pv_push(is_pattern(f, strlen(f)) || !*f ? &w->patterned : &w->plain, w->points.v[i]);
+	}
+	if (w->plain.n)
+		qsort(w->plain.v, w->plain.n, sizeof(void *), cmp_first_part);
+	if (!w->names.n)
+		return;
+	qsort(w->names.v, w->names.n, sizeof(void *), cmp_str);
+	size_t k = 0;
+	for (size_t i = 0; i < w->names.n; i++)
+		if (k == 0 || strcmp(w->names.v[k - 1], w->names.v[i]) != 0)
+			w->names.v[k++] = w->names.v[i];
+	w->names.n = k;
+}
+
 static bool file_wanted(const struct tapset_file *tf, const struct wanted *w)
 {
-	for (size_t i = 0; i < w->names.n; i++)
-		if (pv_has_string(&tf->functions, w->names.v[i]) || pv_has_string(&tf->globals, w->names.v[i]))
+	for (size_t i = 0; i < tf->functions.n; i++)
+		if (is_wanted_name(w, tf->functions.v[i]))
 			return true;
-	for (size_t i = 0; i < w->points.n; i++)
-		for (size_t k = 0; k < tf->aliases.n; k++)
-			if (may_name_alias(w->points.v[i], tf->aliases.v[k]))
-				return true;
+	for (size_t i = 0; i < tf->globals.n; i++)
+		if (is_wanted_name(w, tf->globals.v[i]))
+			return true;
+	for (size_t k = 0; k < tf->aliases.n; k++)
+		if (is_wanted_alias(w, tf->aliases.v[k]))
+			return true;
 	return false;
 }
 
@@ -458,6 +543,7 @@ int tapset_load_needed(struct tapset_lib *lib, struct pp_env *env, struct ptrvec
 		struct wanted w = { 0 };
 		for (size_t i = from; i < decls->n; i++)
 			want_node(decls->v[i], &w);
+		wanted_sort(&w);
 		from = decls->n;
 		bool more = false;
 		for (size_t i = 0; i < lib->files.n; i++) {
@@ -474,6 +560,8 @@ int tapset_load_needed(struct tapset_lib *lib, struct pp_env *env, struct ptrvec
 		}
 		pv_free(&w.names);
 		pv_free(&w.points);
+		pv_free(&w.plain);
+		pv_free(&w.patterned);
 		if (!more)
 			return errors;
 	}
