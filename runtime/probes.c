@@ -528,14 +528,14 @@ static int rt_locate(struct rt_placed *pl, struct kprobe *kp)
  */
 #define RT_TP_MAX_ARGS 12
 
-static notrace void rt_tp_run(void *data, const unsigned long *a, int n)
+/* The registers a call of the handler's function would have: see above. */
+static notrace void rt_tp_run_regs(struct rt_placed *pl, const unsigned long *a, int n)
 {
-	struct rt_placed *pl = data;
 	unsigned long stack[1 + RT_TP_MAX_ARGS - 5] = { 0 };
 	struct pt_regs regs = { 0 };
 	int i;
 
-	regs.di = (unsigned long)data;
+	regs.di = (unsigned long)pl;
 	regs.si = n > 0 ? a[0] : 0;
 	regs.dx = n > 1 ? a[1] : 0;
 	regs.cx = n > 2 ? a[2] : 0;
@@ -547,7 +547,7 @@ static notrace void rt_tp_run(void *data, const unsigned long *a, int n)
 	rt_run_probe(pl->p, &regs);
 }
 
-/* ", unsigned long a1, ..., unsigned long aN" and "a1, ..., aN" */
+/* ", unsigned long a1, ..., unsigned long aN", "a1, ..., aN" and ", a1, ..., aN" */
 #define RT_TP_ARGS0
 #define RT_TP_ARGS1 , unsigned long a1
 #define RT_TP_ARGS2 RT_TP_ARGS1, unsigned long a2
@@ -574,11 +574,38 @@ static notrace void rt_tp_run(void *data, const unsigned long *a, int n)
 #define RT_TP_VALS10 RT_TP_VALS9, a10
 #define RT_TP_VALS11 RT_TP_VALS10, a11
 #define RT_TP_VALS12 RT_TP_VALS11, a12
-#define RT_TP_HIT(n)                                                  \
-	static void rt_tp_hit##n(void *data RT_TP_ARGS##n)            \
-	{                                                             \
-		const unsigned long a[] = { RT_TP_VALS##n };          \
-		rt_tp_run(data, a, n);                                \
+#define RT_TP_PASS0
+#define RT_TP_PASS1 , a1
+#define RT_TP_PASS2 RT_TP_PASS1, a2
+#define RT_TP_PASS3 RT_TP_PASS2, a3
+#define RT_TP_PASS4 RT_TP_PASS3, a4
+#define RT_TP_PASS5 RT_TP_PASS4, a5
+#define RT_TP_PASS6 RT_TP_PASS5, a6
+#define RT_TP_PASS7 RT_TP_PASS6, a7
+#define RT_TP_PASS8 RT_TP_PASS7, a8
+#define RT_TP_PASS9 RT_TP_PASS8, a9
+#define RT_TP_PASS10 RT_TP_PASS9, a10
+#define RT_TP_PASS11 RT_TP_PASS10, a11
+#define RT_TP_PASS12 RT_TP_PASS11, a12
+/*
+ * A handler that reads no argument gets no registers (as an entry probe
+ * through the plain ftrace_ops): its hit lays out and clears nothing, and
+ * has no array on the stack (which would cost it the stack protector's
+ * check too).
+ */
+#define RT_TP_HIT(n)                                                        \
+	static noinline notrace void rt_tp_regs##n(void *data RT_TP_ARGS##n) \
+	{                                                                   \
+		const unsigned long a[] = { RT_TP_VALS##n };                \
+		rt_tp_run_regs(data, a, n);                                 \
+	}                                                                   \
+	static notrace void rt_tp_hit##n(void *data RT_TP_ARGS##n)          \
+	{                                                                   \
+		const struct rt_placed *pl = data;                          \
+		if (likely(!pl->p->needs_regs))                             \
+			rt_run_probe(pl->p, NULL);                          \
+		else                                                        \
+			rt_tp_regs##n(data RT_TP_PASS##n);                  \
 	}
 RT_TP_HIT(0)
 RT_TP_HIT(1)

@@ -77,6 +77,7 @@ struct handler {
 	struct ptrvec globals_rd, globals_wr; /* shared and exclusive locks, called functions' too */
 	struct ptrvec calls;     /* functions it calls directly (struct symbol *) */
 	bool uses_return;        /* reads $return */
+	bool callees_read_registers; /* a function it calls, or theirs, reads registers */
 	/* Target variables are read at one site: a handler that uses them
 	 * belongs to one probe. */
 	struct probe_site *site;

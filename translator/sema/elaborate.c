@@ -229,7 +229,7 @@ int sema_elaborate(struct session *s)
 	if (errors)
 		return errors;
 	errors += types_check(s);
-	locks_fold(s);
+	callees_fold(s);
 	return errors;
 }
 

@@ -595,13 +595,17 @@ static void walk_function(struct resolver *r, struct symbol *f)
 	r->sc = NULL;
 }
 
-/* A handler locks every global it or the functions it calls touch. */
+/* A handler locks every global it or the functions it calls touch, and
+ * has registers to read when one of those functions reads them (the
+ * tapsets' register(), a helper around int_arg()). */
 static void fold_callee(struct handler *h, struct symbol *f, struct ptrvec *seen)
 {
 	for (size_t i = 0; i < seen->n; i++)
 		if (seen->v[i] == f)
 			return;
 	pv_push(seen, f);
+	if (!h->callees_read_registers && sema_uses_registers(f->decl->body))
+		h->callees_read_registers = true;
 	for (size_t i = 0; i < f->globals_rd.n; i++)
 		add_unique(&h->globals_rd, f->globals_rd.v[i]);
 	for (size_t i = 0; i < f->globals_wr.n; i++)
@@ -610,7 +614,7 @@ static void fold_callee(struct handler *h, struct symbol *f, struct ptrvec *seen
 		fold_callee(h, f->calls.v[i], seen);
 }
 
-static void fold_locks(struct handler *h)
+static void fold_callees(struct handler *h)
 {
 	struct ptrvec seen = { 0 };
 	for (size_t i = 0; i < h->calls.n; i++)
@@ -618,10 +622,15 @@ static void fold_locks(struct handler *h)
 	pv_free(&seen);
 }
 
-void locks_fold(struct session *s)
+void callees_fold(struct session *s)
 {
 	for (size_t i = 0; i < s->prog.handlers.n; i++)
-		fold_locks(s->prog.handlers.v[i]);
+		fold_callees(s->prog.handlers.v[i]);
+	for (size_t i = 0; i < s->prog.probes.n; i++) {
+		struct probe *p = s->prog.probes.v[i];
+		if (p->handler && p->handler->callees_read_registers)
+			p->needs_regs = true;
+	}
 }
 
 static void warn_unused(struct session *s)

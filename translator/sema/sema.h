@@ -12,7 +12,8 @@
  *                         are checked too); which globals each handler locks
  *   types_check           types of every expression, arrays and statistics,
  *                         format strings, regular expressions
- *   locks_fold            each handler locks what the functions it calls use
+ *   callees_fold          each handler locks what the functions it calls use,
+ *                         and has registers when they read them
  */
 #ifndef TAPLINE_SEMA_H
 #define TAPLINE_SEMA_H
@@ -27,7 +28,7 @@ int probes_resolve(struct session *s);
 int uprobes_symbol_files(struct session *s);
 int resolve_names(struct session *s);
 int types_check(struct session *s);
-void locks_fold(struct session *s);
+void callees_fold(struct session *s);
 
 /* Visible to a reference in file `file`: the global or function of that
  * name (and, for functions, that many arguments; -1: any). NULL if none. */
