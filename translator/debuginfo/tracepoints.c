@@ -350,8 +350,9 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 		*systems_from = "tracefs";
 	if (nevs)
 		qsort(evs, nevs, sizeof *evs, defined_cmp);
-	struct classes cs = { .btf = kernel_btf };
-	bool have_classes = false;
+	/* An event no header names gets its class guessed when a probe is
+	 * placed on it (tracepoint_site): few scripts name many, and the
+	 * guess compares the types of about a thousand classes. */
 	for (size_t i = 0; i < c.n; i++) {
 		struct defined key = { c.tps[i].name, NULL, NULL };
 		const struct defined *ev = nevs ? bsearch(&key, evs, nevs, sizeof *evs, defined_cmp) : NULL;
@@ -359,19 +360,7 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 			c.tps[i].system = xstrdup(ev->system);
 			c.tps[i].template = ev->template ? xstrdup(ev->template) : NULL;
 		}
-		if (!c.tps[i].template) {
-			if (!have_classes) {
-				btf_each_function(kernel_btf, "__bpf_trace_*", add_class, &cs);
-				have_classes = true;
-			}
-			c.tps[i].template = guess_class(kernel_btf, &cs, c.tps[i].name);
-		}
 	}
-	for (size_t i = 0; i < cs.n; i++) {
-		free(cs.v[i].name);
-		free(cs.v[i].sig);
-	}
-	free(cs.v);
 	for (size_t i = 0; i < nevs; i++) {
 		free(evs[i].name);
 		free(evs[i].system);
@@ -382,11 +371,31 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 	return c.tps;
 }
 
+/* The kernel's event classes, read once per BTF on the first guess. */
+static struct classes class_cache;
+
+static char *guessed_class(struct btf_source *b, const char *event)
+{
+	if (class_cache.btf != b) {
+		for (size_t i = 0; i < class_cache.n; i++) {
+			free(class_cache.v[i].name);
+			free(class_cache.v[i].sig);
+		}
+		free(class_cache.v);
+		class_cache = (struct classes){ .btf = b };
+		btf_each_function(b, "__bpf_trace_*", add_class, &class_cache);
+	}
+	return guess_class(b, &class_cache, event);
+}
+
 struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp)
 {
 	/* The kernel's BPF entry for the event's class has its arguments, named,
 	 * after the tracepoint's data pointer. */
-	char *fn = xasprintf("__bpf_trace_%s", tp->template ? tp->template : tp->name);
+	char *guess = tp->template ? NULL : guessed_class(kernel_btf, tp->name);
+	const char *class = tp->template ? tp->template : guess ? guess : tp->name;
+	char *fn = xasprintf("__bpf_trace_%s", class);
+	free(guess);
 	struct probe_site *s = btf_function_site(kernel_btf, fn);
 	free(fn);
 	/* Else the tracepoint's own prototype, whose arguments BTF leaves

@@ -24,13 +24,15 @@ struct btf_source;
 struct tracepoint {
 	char *name;       /* "sched_switch" */
 	char *system;     /* "sched"; NULL when no header says */
-	char *template;   /* the event class that defines its arguments; NULL: unknown */
+	char *template;   /* the event class that defines its arguments, as a header
+			     says; NULL: guessed when a probe is placed on it */
 };
 
 /* Every tracepoint in the kernel's BTF, sorted by name. Their systems come
  * from the trace event headers in build_dir (may be NULL), else, for the
  * running kernel, from tracefs; *systems_from says which (NULL: neither).
- * An event class no header gives is matched by its arguments' types. */
+ * An event class no header gives is matched by its arguments' types when
+ * tracepoint_site asks. */
 struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir,
 				    bool running, const char **systems_from, size_t *n);
 /* Its arguments as a site (object, anchor left to the caller); NULL if
