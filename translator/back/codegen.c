@@ -1506,14 +1506,29 @@ static void cg_handler(struct cg *g, struct handler *h, struct strbuf *file)
 	free(name);
 }
 
-/* A .return handler's entry part: saves what its body reads at return. */
+static void find_global_user(struct node *n, void *found)
+{
+	if (*(bool *)found)
+		return;
+	if (n->sym && (n->sym->kind == SYM_GLOBAL || n->sym->kind == SYM_FUNCTION))
+		*(bool *)found = true;
+	else
+		ast_for_children(n, find_global_user, found);
+}
+
+/* A .return handler's entry part: saves what its body reads at return.
+ * It takes the handler's locks only when what it saves reads a global or
+ * calls a script function; @entry($arg) alone needs none. */
 static void cg_entry_handler(struct cg *g, struct handler *h, struct strbuf *file)
 {
 	struct strbuf body;
 	char *name = xasprintf("h%d_entry", h->index);
 	body_begin(g, name, &body);
 	g->user_regs = h->site && h->site->is_user;
-	struct lock_list locks = handler_lock_list(g->s, h);
+	bool globals = false;
+	for (size_t i = 0; i < h->entry_exprs.n && !globals; i++)
+		find_global_user(h->entry_exprs.v[i], &globals);
+	struct lock_list locks = globals ? handler_lock_list(g->s, h) : (struct lock_list){ 0 };
 	cg_lock_globals(g, &locks);
 	bool calls = false;
 	for (size_t i = 0; i < h->entry_exprs.n && !calls; i++)
