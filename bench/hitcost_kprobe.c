@@ -3,9 +3,12 @@
  * The reference for bench/hitcost: a kprobe with an empty pre-handler on
  * one function (symbol=NAME), or with kret=1 a kretprobe with an empty
  * return handler. Nothing else runs per hit, so what it adds per call is
- * the cost of the probe mechanism alone. The probed address is logged at
- * load, and the missed hits at unload.
+ * the cost of the probe mechanism alone. With fexit=1 (kernels with
+ * CONFIG_FPROBE), an fprobe with only an empty exit handler: the floor of a
+ * return probe through fprobe. The probed address is logged at load, and
+ * the missed hits at unload.
  */
+#include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 
@@ -16,6 +19,19 @@ MODULE_PARM_DESC(symbol, "the function to probe");
 static bool kret;
 module_param(kret, bool, 0444);
 MODULE_PARM_DESC(kret, "place a kretprobe instead of a kprobe");
+
+static bool fexit;
+module_param(fexit, bool, 0444);
+MODULE_PARM_DESC(fexit, "place an fprobe with an exit handler instead");
+
+#ifdef CONFIG_FPROBE
+static void hc_exit_handler(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			    struct pt_regs *regs, void *entry_data)
+{
+}
+
+static struct fprobe hc_fp = { .exit_handler = hc_exit_handler };
+#endif
 
 static int hc_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -34,7 +50,17 @@ static int __init hc_init(void)
 {
 	int rc;
 
-	if (kret) {
+	if (fexit) {
+#ifdef CONFIG_FPROBE
+		rc = register_fprobe(&hc_fp, symbol, NULL);
+		if (!rc) {
+			pr_info("hitcost_kprobe: fprobe exit on %s\n", symbol);
+			return 0;
+		}
+#else
+		rc = -EOPNOTSUPP;
+#endif
+	} else if (kret) {
 		hc_krp.kp.symbol_name = symbol;
 		rc = register_kretprobe(&hc_krp);
 	} else {
@@ -52,7 +78,12 @@ static int __init hc_init(void)
 
 static void __exit hc_exit(void)
 {
-	if (kret) {
+	if (fexit) {
+#ifdef CONFIG_FPROBE
+		unregister_fprobe(&hc_fp);
+		pr_info("hitcost_kprobe: fprobe missed %lu\n", hc_fp.nmissed);
+#endif
+	} else if (kret) {
 		unregister_kretprobe(&hc_krp);
 		pr_info("hitcost_kprobe: missed %lu calls, %d returns\n", hc_krp.kp.nmissed,
 			hc_krp.nmissed);
