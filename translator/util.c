@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,58 +463,111 @@ static int wait_status(pid_t pid)
 
 int run_command(const char *const argv[], const char *cwd, char **output)
 {
+	const char *const *argvs[1] = { argv };
+	int status;
+	run_commands(argvs, 1, cwd, output, &status);
+	return status;
+}
+
+void run_commands(const char *const *const argvs[], size_t n, const char *cwd, char **outputs,
+		  int *statuses)
+{
 	util_check_signal();
-	int pipefd[2] = { -1, -1 };
-	if (output && pipe2(pipefd, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		/* A group of its own, which an interruption kills as a whole. */
-		setpgid(0, 0);
-		if (output) {
-			dup2(pipefd[1], 1);
-			dup2(pipefd[1], 2);
-		}
-		if (cwd && chdir(cwd) < 0)
-			_exit(127);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	child_group = pid;
-	if (caught_signal)
-		kill(-pid, SIGTERM);
-	if (output) {
-		close(pipefd[1]);
-		struct strbuf b;
-		sb_init(&b);
-		char buf[8192];
-		ssize_t n;
-		while ((n = read(pipefd[0], buf, sizeof buf)) != 0) {
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
+	pid_t *pids = xcalloc(n, sizeof *pids);
+	int *fds = xcalloc(n, sizeof *fds);
+	struct strbuf *bufs = xcalloc(n, sizeof *bufs);
+	struct pollfd *pfd = xcalloc(n, sizeof *pfd);
+	pid_t group = 0;
+	for (size_t i = 0; i < n; i++) {
+		int pipefd[2] = { -1, -1 };
+		fds[i] = -1;
+		statuses[i] = -1;
+		pids[i] = -1;
+		if (outputs && pipe2(pipefd, O_CLOEXEC) < 0)
+			continue;
+		pid_t pid = fork();
+		if (pid < 0) {
+			if (outputs) {
+				close(pipefd[0]);
+				close(pipefd[1]);
 			}
-			sb_add(&b, buf, (size_t)n);
+			continue;
 		}
-		close(pipefd[0]);
-		*output = sb_detach(&b);
+		if (pid == 0) {
+			/* One group for all of them, of their own, which an
+			 * interruption kills as a whole. */
+			setpgid(0, group);
+			if (outputs) {
+				dup2(pipefd[1], 1);
+				dup2(pipefd[1], 2);
+			}
+			if (cwd && chdir(cwd) < 0)
+				_exit(127);
+			execvp(argvs[i][0], (char *const *)argvs[i]);
+			fprintf(stderr, "cannot run %s: %s\n", argvs[i][0], strerror(errno));
+			_exit(127);
+		}
+		setpgid(pid, group);
+		if (!group)
+			group = pid;
+		child_group = group;
+		pids[i] = pid;
+		if (outputs) {
+			close(pipefd[1]);
+			fds[i] = pipefd[0];
+			sb_init(&bufs[i]);
+		}
 	}
-	int status = wait_status(pid);
+	if (caught_signal && group)
+		kill(-group, SIGTERM);
+	/* Every output read as it comes, so that no command blocks on a full pipe. */
+	for (;;) {
+		size_t open = 0;
+		for (size_t i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN }, open += fds[i] >= 0;
+		if (!open)
+			break;
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (fds[i] < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char buf[8192];
+			ssize_t got = read(fds[i], buf, sizeof buf);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				close(fds[i]);
+				fds[i] = -1;
+			} else {
+				sb_add(&bufs[i], buf, (size_t)got);
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		if (outputs)
+			outputs[i] = pids[i] > 0 ? sb_detach(&bufs[i]) : xstrdup("cannot start the command");
+		if (pids[i] > 0)
+			statuses[i] = wait_status(pids[i]);
+	}
 	child_group = 0;
-	if (caught_signal) {
+	if (caught_signal && group) {
 		/* The shell has gone; let the rest of its group finish cleaning up
 		 * (2 s at most) so that nothing outlives stap. */
-		for (int i = 0; i < 200 && kill(-pid, 0) == 0; i++)
+		for (int i = 0; i < 200 && kill(-group, 0) == 0; i++)
 			usleep(10000);
-		kill(-pid, SIGKILL);
+		kill(-group, SIGKILL);
 	}
+	free(pids);
+	free(fds);
+	free(bufs);
+	free(pfd);
 	util_check_signal();
-	return status;
 }
 
 char *find_in_path(const char *name)

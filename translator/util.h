@@ -92,6 +92,10 @@ const char *self_dir(void);
  * or 128+signal, or -1 if it could not be started.
  */
 int run_command(const char *const argv[], const char *cwd, char **output);
+/* n commands at once, each as run_command would run it; outputs (NULL:
+ * inherited) and statuses get one entry each. */
+void run_commands(const char *const *const argvs[], size_t n, const char *cwd, char **outputs,
+		  int *statuses);
 /* Search PATH for an executable; returns a malloced path or NULL. */
 char *find_in_path(const char *name);
 

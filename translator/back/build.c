@@ -24,12 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "back/back.h"
 #include "front/diag.h"
 
-/* Generated C larger than this is compiled with -O1 (build_module). */
+/* Generated C larger than BUILD_UNITS_SOURCE is compiled as several units
+ * at once, and larger than BUILD_BIG_SOURCE with -O1 too (compile). */
+#define BUILD_UNITS_SOURCE (32 * 1024)
 #define BUILD_BIG_SOURCE (256 * 1024)
+#define BUILD_MAX_UNITS 4
 
 /* What a stub command's placeholders stand for. */
 struct fills {
@@ -195,6 +199,121 @@ out:
 	return errors;
 }
 
+/* gcc's command for the generated C, into obj; unit k of units (units 0:
+ * the whole file as one). */
+static void compile_command(struct ptrvec *cc, struct session *s, const struct stub *st,
+			    const char *obj, int unit, int units, bool big, struct ptrvec *strings)
+{
+	const struct fills f = { .src = s->c_file, .obj = obj };
+	fill(cc, &st->cc, &f);
+	/* kbuild's command already has -I for the stub's directory (api.h).
+	 * -g1 keeps line tables (crash dumps, #line) but drops variable
+	 * location tracking, which is more than half of gcc's time on long
+	 * generated bodies; the unwinder uses ORC from objtool, not DWARF.
+	 * The temporary directory's name is left out of the line tables, so
+	 * that the same C builds the same module, byte for byte. */
+	pv_push(cc, "-g1");
+	pv_push(strings, xasprintf("-ffile-prefix-map=%s/=", s->tmpdir));
+	pv_push(cc, strings->v[strings->n - 1]);
+	/* A big script (hundreds of tapset handlers: syscall.* with argstr)
+	 * is mostly calls into the runtime, and gcc's time grows with it:
+	 * -O1 after kbuild's -O2 takes about a third off that time, at a few
+	 * instructions per hit. Small scripts, whose hits are the hot ones,
+	 * keep -O2. */
+	if (big)
+		pv_push(cc, "-O1");
+	if (units) {
+		pv_push(strings, xasprintf("-DRT_PARTS=%d", units));
+		pv_push(cc, strings->v[strings->n - 1]);
+		pv_push(strings, xasprintf("-DRT_PART=%d", unit));
+		pv_push(cc, strings->v[strings->n - 1]);
+	}
+	for (size_t i = 0; i < s->cc_defines.n; i++) {
+		pv_push(strings, xasprintf("-D%s", (char *)s->cc_defines.v[i]));
+		pv_push(cc, strings->v[strings->n - 1]);
+	}
+	pv_push(cc, NULL);
+}
+
+/*
+ * Compile the generated C into obj. A file of some size is compiled as
+ * one unit per CPU (at most BUILD_MAX_UNITS) at once, each with its share
+ * of the handlers (codegen's RT_PART), and the units joined with ld -r;
+ * *units_checked: objtool has checked each unit (and is not to check obj).
+ */
+static bool compile(struct session *s, const struct stub *st, const char *obj, bool *units_checked)
+{
+	struct stat src_st;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	off_t size = stat(s->c_file, &src_st) == 0 ? src_st.st_size : 0;
+	bool big = size > BUILD_BIG_SOURCE;
+	int units = size <= BUILD_UNITS_SOURCE ? 0 : cpus < 1 ? 1
+			: cpus > BUILD_MAX_UNITS ? BUILD_MAX_UNITS : (int)cpus;
+	int n = units ? units : 1;
+	struct ptrvec strings = { 0 }, unit_objs = { 0 }, join = { 0 };
+	struct ptrvec *cc = xcalloc((size_t)n, sizeof *cc);
+	const char *const **argvs = xcalloc((size_t)n, sizeof *argvs);
+	char **outs = xcalloc((size_t)n, sizeof *outs);
+	int *rcs = xcalloc((size_t)n, sizeof *rcs);
+	uint64_t t0 = now_ns();
+	for (int k = 0; k < n; k++) {
+		const char *o = obj;
+		if (n > 1) {
+			pv_push(&unit_objs, xasprintf("%s.unit%d.o", obj, k));
+			o = unit_objs.v[k];
+		}
+		compile_command(&cc[k], s, st, o, k, units, big, &strings);
+		argvs[k] = (const char *const *)cc[k].v;
+	}
+	run_commands(argvs, (size_t)n, st->kbuild_dir, outs, rcs);
+	bool ok = true;
+	for (int k = 0; k < n; k++) {
+		if (s->verbose > 1) {
+			struct ptrvec shown = cc[k];
+			shown.n--; /* (its NULL) */
+			char *cmd = command_text(&shown);
+			fprintf(stderr, "compiling the generated C%s: %llu ms: %s\n",
+				n > 1 ? " (one of the units at once)" : "",
+				(unsigned long long)((now_ns() - t0) / 1000000), cmd);
+			free(cmd);
+		}
+		if (ok && rcs[k] != 0) {
+			build_failed(s, "compiling the generated C", outs[k]);
+			ok = false;
+		}
+		free(outs[k]);
+		pv_free(&cc[k]);
+	}
+	/* Where objtool checks the script's object alone, it checks each
+	 * unit's, as kbuild checks each object of a module (a joined object
+	 * it takes for a linked one). */
+	for (int k = 0; ok && n > 1 && !st->partial.n && st->objtool.n && k < n; k++) {
+		const struct fills fu = { .obj = unit_objs.v[k] };
+		struct ptrvec objtool = { 0 };
+		fill(&objtool, &st->objtool, &fu);
+		ok = step(s, st, "objtool", &objtool, true);
+		pv_free(&objtool);
+	}
+	*units_checked = ok && n > 1 && !st->partial.n && st->objtool.n;
+	if (ok && n > 1) {
+		pv_push(&join, st->ld.v[0]); /* the kernel's linker */
+		pv_push(&join, "-r");
+		pv_push(&join, "-o");
+		pv_push(&join, (void *)obj);
+		for (int k = 0; k < n; k++)
+			pv_push(&join, unit_objs.v[k]);
+		ok = step(s, st, "joining the units", &join, false);
+	}
+	pv_free(&join);
+	pv_free_all(&strings);
+	pv_free_all(&unit_objs);
+	free(cc);
+	free(argvs);
+	free(outs);
+	free(rcs);
+	return ok;
+}
+
 int build_module(struct session *s)
 {
 	struct stub *st = stub_get(s);
@@ -210,13 +329,6 @@ int build_module(struct session *s)
 	char *ko = xasprintf("%s/%s.ko", s->tmpdir, name);
 	int errors = 0;
 
-	/* kbuild's command already has -I for the stub's directory (api.h).
-	 * -g1 keeps line tables (crash dumps, #line) but drops variable
-	 * location tracking, which is more than half of gcc's time on long
-	 * generated bodies; the unwinder uses ORC from objtool, not DWARF.
-	 * The temporary directory's name is left out of the line tables, so
-	 * that the same C builds the same module, byte for byte. */
-	char *prefix_map = xasprintf("-ffile-prefix-map=%s/=", s->tmpdir);
 	/* objtool checks the script's object alone, or (stub->partial) the
 	 * script and the runtime linked together, as kbuild would. */
 	char *both = xasprintf("%s/%s.both.o", s->tmpdir, name);
@@ -227,30 +339,15 @@ int build_module(struct session *s)
 	const struct fills f = { .src = src, .obj = obj, .out = ko, .in = inputs };
 	const struct fills fp = { .obj = both, .out = both, .in = parts };
 	const struct fills fl = { .out = ko, .in = linked };
-	struct ptrvec cc = { 0 }, objtool = { 0 }, partial = { 0 }, ld = { 0 };
-	fill(&cc, &st->cc, &f);
-	pv_push(&cc, "-g1");
-	pv_push(&cc, prefix_map);
-	/* A big script (hundreds of tapset handlers: syscall.* with argstr)
-	 * is mostly calls into the runtime, and gcc's time grows with it:
-	 * -O1 after kbuild's -O2 takes about a third off that time, at a few
-	 * instructions per hit. Small scripts, whose hits are the hot ones,
-	 * keep -O2. */
-	struct stat src_st;
-	if (stat(src, &src_st) == 0 && src_st.st_size > BUILD_BIG_SOURCE)
-		pv_push(&cc, "-O1");
-	struct ptrvec defines = { 0 };
-	for (size_t i = 0; i < s->cc_defines.n; i++) {
-		pv_push(&defines, xasprintf("-D%s", (char *)s->cc_defines.v[i]));
-		pv_push(&cc, defines.v[defines.n - 1]);
-	}
+	struct ptrvec objtool = { 0 }, partial = { 0 }, ld = { 0 };
 	fill(&partial, &st->partial, &fp);
 	fill(&objtool, &st->objtool, at_link ? &fp : &f);
 	fill(&ld, &st->ld, at_link ? &fl : &f);
 
-	if (!step(s, st, "compiling the generated C", &cc, false) ||
+	bool units_checked = false;
+	if (!compile(s, st, obj, &units_checked) ||
 	    (at_link && !step(s, st, "linking the script with the runtime", &partial, false)) ||
-	    (st->objtool.n && !step(s, st, "objtool", &objtool, true)) ||
+	    (st->objtool.n && !units_checked && !step(s, st, "objtool", &objtool, true)) ||
 	    !step(s, st, "linking the module", &ld, false)) {
 		errors = 1;
 		goto out;
@@ -269,13 +366,10 @@ int build_module(struct session *s)
 	s->ko_file = ko;
 	ko = NULL;
 out:
-	pv_free(&cc);
-	pv_free_all(&defines);
 	pv_free(&objtool);
 	pv_free(&partial);
 	pv_free(&ld);
 	free(both);
-	free(prefix_map);
 	free(obj);
 	free(ko);
 	return errors;
