@@ -81,6 +81,18 @@ struct dw_obj {
 	struct dwscan_sections scan;     /* for finding functions in a unit */
 	bool raw_read;                   /* lines and scan */
 	struct ptrvec unit_files;        /* struct unit_files: the tables read */
+	/* find_definition's index of the units' named struct, union, class
+	 * and enum definitions, filled one unit at a time as lookups need. */
+	struct def_slot *defs;
+	size_t ndefs, defs_cap;
+	Dwarf_Off defs_next_unit;
+	bool defs_all_read;
+};
+
+struct def_slot {
+	const char *name; /* in the DWARF's string table */
+	int tag;
+	Dwarf_Off off;
 };
 
 struct unit_files {
@@ -621,31 +633,80 @@ static char *tag_name(const char *kw, Dwarf_Die *die)
 	return n ? xasprintf("%s %s", kw, n) : xasprintf("%s <anonymous>", kw);
 }
 
-/* A declaration-only struct: its definition, found by name in any unit. */
+static size_t def_hash(int tag, const char *name)
+{
+	return (size_t)hash_bytes((uint64_t)tag * 0x9e3779b97f4a7c15ULL, name, strlen(name));
+}
+
+/* The slot of (tag, name): its definition, or the empty slot for it. */
+static struct def_slot *def_slot(struct dw_obj *o, int tag, const char *name)
+{
+	size_t i = def_hash(tag, name) & (o->defs_cap - 1);
+	while (o->defs[i].name && (o->defs[i].tag != tag || strcmp(o->defs[i].name, name)))
+		i = (i + 1) & (o->defs_cap - 1);
+	return &o->defs[i];
+}
+
+static void def_add(struct dw_obj *o, int tag, const char *name, Dwarf_Off off)
+{
+	if (2 * (o->ndefs + 1) > o->defs_cap) {
+		struct def_slot *old = o->defs;
+		size_t oldcap = o->defs_cap;
+		o->defs_cap = oldcap ? 2 * oldcap : 1024;
+		o->defs = xcalloc(o->defs_cap, sizeof *o->defs);
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].name)
+				*def_slot(o, old[i].tag, old[i].name) = old[i];
+		free(old);
+	}
+	struct def_slot *slot = def_slot(o, tag, name);
+	if (!slot->name) { /* the first unit's definition, as a search in order finds */
+		*slot = (struct def_slot){ name, tag, off };
+		o->ndefs++;
+	}
+}
+
+/*
+ * A declaration-only struct: its definition, found by name in any unit.
+ * The units are indexed as far as a lookup needs, once: a script meeting
+ * many declarations (a 20-probe script, $$parms) no longer rescans every
+ * unit for each.
+ */
 static bool find_definition(struct dw_obj *o, Dwarf_Die *decl, Dwarf_Die *out)
 {
 	const char *name = dwarf_diename(decl);
 	int tag = dwarf_tag(decl);
 	if (!name)
 		return false;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	for (;;) {
+		if (o->defs_cap) {
+			struct def_slot *slot = def_slot(o, tag, name);
+			if (slot->name)
+				return dwarf_offdie(o->dbg, slot->off, out) != NULL;
+		}
+		if (o->defs_all_read)
+			return false;
+		Dwarf_Off off = o->defs_next_unit, next;
+		size_t hsize;
+		if (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) != 0) {
+			o->defs_all_read = true;
+			continue;
+		}
+		o->defs_next_unit = next;
 		Dwarf_Die cu, child;
 		if (dwarf_offdie(o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
 			do {
-				if (dwarf_tag(&child) == tag && !dwarf_hasattr(&child, DW_AT_declaration)) {
+				int t = dwarf_tag(&child);
+				if ((t == DW_TAG_structure_type || t == DW_TAG_union_type ||
+				     t == DW_TAG_class_type || t == DW_TAG_enumeration_type) &&
+				    !dwarf_hasattr(&child, DW_AT_declaration)) {
 					const char *n = dwarf_diename(&child);
-					if (n && !strcmp(n, name)) {
-						*out = child;
-						return true;
-					}
+					if (n)
+						def_add(o, t, n, dwarf_dieoffset(&child));
 				}
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
-		off = next;
 	}
-	return false;
 }
 
 static struct ctype *dw_type(struct dw_obj *o, Dwarf_Die *die)
