@@ -1186,7 +1186,6 @@ static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 	g->nkeys = g->maxnkeys = 0;
 }
 
-/* The frame struct, the parts, then the body's own function. */
 /* Write the body: its frame's type (which every unit sees: unit 0 sizes
  * the frames), then, in the unit `unit` of a split build (-1: every unit),
  * its parts and itself. */
@@ -1724,7 +1723,7 @@ char *cg_translate(struct session *s)
 	sb_puts(&file, "#include \"api.h\"\n\n");
 	/* A script of some size is compiled as RT_PARTS units at once
 	 * (build.c), this file each time with -DRT_PART=k: handler i and its
-	 * parts are in unit i %% RT_PARTS, every table in unit 0, the globals
+	 * parts are in unit i % RT_PARTS, every table in unit 0, the globals
 	 * defined there. */
 	sb_puts(&file, "#ifndef RT_PARTS\n#define RT_PARTS 1\n#define RT_PART 0\n#endif\n"
 		       "#if RT_PARTS > 1\n#define RT_HANDLER rt_notrace\n#define RT_SHARED\n"
