@@ -365,6 +365,36 @@ static void lib_dirs(const struct user_elf *prog, struct ptrvec *dirs)
 		pv_push(dirs, xstrdup(system_lib_dirs[i]));
 }
 
+/* The libraries prog needs, and theirs (what ldd lists), breadth first,
+ * whose names match pattern: into found (paths), the first only when
+ * first_only. */
+static void needed_matching(const struct user_elf *prog, const struct ptrvec *dirs,
+			    const char *pattern, bool first_only, struct ptrvec *found)
+{
+	struct ptrvec seen = { 0 };
+	if (prog)
+		pv_push(&seen, xstrdup(prog->path));
+	for (size_t k = 0; k < seen.n && k < 64 && !(first_only && found->n); k++) {
+		char *w = NULL;
+		const struct user_elf *u = user_elf_open(seen.v[k], &w);
+		free(w);
+		for (size_t i = 0; u && i < u->nneeded && !(first_only && found->n); i++) {
+			char *path = NULL;
+			for (size_t d = 0; d < dirs->n && !path; d++)
+				path = lib_in(dirs->v[d], u->needed[i]);
+			if (!path)
+				continue;
+			if (!fnmatch(pattern, u->needed[i], 0) && !pv_has_string(found, path))
+				pv_push(found, xstrdup(path));
+			if (!pv_has_string(&seen, path))
+				pv_push(&seen, path);
+			else
+				free(path);
+		}
+	}
+	pv_free_all(&seen);
+}
+
 char *user_find_library(const struct user_elf *prog, const char *lib, char **why)
 {
 	if (strchr(lib, '/')) {
@@ -373,38 +403,25 @@ char *user_find_library(const struct user_elf *prog, const char *lib, char **why
 			*why = xasprintf("%s: %s", lib, strerror(errno));
 		return real;
 	}
-	struct ptrvec dirs = { 0 };
+	struct ptrvec dirs = { 0 }, found = { 0 };
 	lib_dirs(prog, &dirs);
-	char *found = NULL;
-	/* The libraries it needs, and theirs (what ldd lists), breadth first. */
-	struct ptrvec seen = { 0 };
-	if (prog)
-		pv_push(&seen, xstrdup(prog->path));
-	for (size_t k = 0; k < seen.n && !found && k < 64; k++) {
-		char *w = NULL;
-		const struct user_elf *u = user_elf_open(seen.v[k], &w);
-		free(w);
-		for (size_t i = 0; u && i < u->nneeded && !found; i++) {
-			char *path = NULL;
-			for (size_t d = 0; d < dirs.n && !path; d++)
-				path = lib_in(dirs.v[d], u->needed[i]);
-			if (!path)
-				continue;
-			if (!fnmatch(lib, u->needed[i], 0))
-				found = xstrdup(path);
-			if (!pv_has_string(&seen, path))
-				pv_push(&seen, path);
-			else
-				free(path);
-		}
-	}
-	for (size_t d = 0; d < dirs.n && !found; d++)
-		found = lib_in(dirs.v[d], lib);
-	if (!found)
+	needed_matching(prog, &dirs, lib, true, &found);
+	char *path = found.n ? xstrdup(found.v[0]) : NULL;
+	for (size_t d = 0; d < dirs.n && !path; d++)
+		path = lib_in(dirs.v[d], lib);
+	if (!path)
 		*why = xasprintf("no library '%s'%s%s: it is not among the libraries the program needs, "
 				 "nor in the system's library directories",
 				 lib, prog ? " for " : "", prog ? prog->path : "");
-	pv_free_all(&seen);
+	pv_free_all(&found);
 	pv_free_all(&dirs);
-	return found;
+	return path;
+}
+
+void user_find_libraries(const struct user_elf *prog, const char *pattern, struct ptrvec *paths)
+{
+	struct ptrvec dirs = { 0 };
+	lib_dirs(prog, &dirs);
+	needed_matching(prog, &dirs, pattern, false, paths);
+	pv_free_all(&dirs);
 }

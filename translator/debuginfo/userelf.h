@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "debuginfo/target.h"
+#include "util.h"
 
 struct user_segment {
 	uint64_t vaddr, memsz, offset, filesz;
@@ -63,6 +64,9 @@ char *user_find_program(const char *name, char **why);
  * linker would: RUNPATH, then the system's directories), else a file of
  * that name in those directories. NULL with *why. */
 char *user_find_library(const struct user_elf *prog, const char *lib, char **why);
+/* Every library prog needs (and theirs) whose name matches pattern, as
+ * paths, appended to paths in the order ldd lists them. */
+void user_find_libraries(const struct user_elf *prog, const char *pattern, struct ptrvec *paths);
 /* The file at path (as user_find_* return it), read once per run; NULL
  * with *why when it is not an x86-64 executable or shared library. */
 const struct user_elf *user_elf_open(const char *path, char **why);

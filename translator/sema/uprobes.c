@@ -407,6 +407,64 @@ void process_point(struct pp_ctx *c)
 	process_file_point(c, prog, prog, path);
 }
 
+/* .function, .statement, .mark or .plt in file u, from component next. */
+static void file_point(struct pp_ctx *c, const struct user_elf *u, int next)
+{
+	if (comp_is(c, next, "function") || comp_is(c, next, "statement"))
+		user_functions(c, u, next);
+	else if (comp_is(c, next, "mark") || comp_is(c, next, "provider"))
+		user_marks(c, u, next);
+	else if (comp_is(c, next, "plt"))
+		user_plts(c, u, next);
+	else
+		unknown_shape(c);
+}
+
+/*
+ * .library("PATTERN") with a pattern: the point in each library prog needs
+ * whose name matches. A library where it matches nothing is passed over;
+ * none matching anywhere is the error. True when the pattern was taken.
+ */
+static bool library_pattern_point(struct pp_ctx *c, const struct user_elf *prog)
+{
+	const struct comp *lc = &c->comps[1];
+	const char *pattern = lc->arg->str;
+	if (strchr(pattern, '/') || !strpbrk(pattern, "*?["))
+		return false;
+	struct ptrvec libs = { 0 };
+	user_find_libraries(prog, pattern, &libs);
+	if (!libs.n) {
+		pv_free(&libs);
+		return false; /* user_find_library says why */
+	}
+	int made = c->made;
+	bool optional = c->pt->optional;
+	c->pt->optional = true;
+	for (size_t i = 0; i < libs.n; i++) {
+		char *why = NULL;
+		const struct user_elf *u = user_elf_open(libs.v[i], &why);
+		free(why);
+		if (u)
+			file_point(c, u, 2);
+	}
+	c->pt->optional = optional;
+	if (c->made == made && !optional) {
+		diag_error(lc->arg->loc, D_UNKNOWN_USER_FUNCTION,
+			   "no library of %s matching '%s' has a match for the rest of the point",
+			   prog->path, pattern);
+		struct strbuf names;
+		sb_init(&names);
+		for (size_t i = 0; i < libs.n; i++) {
+			const char *slash = strrchr(libs.v[i], '/');
+			sb_printf(&names, "%s%s", i ? ", " : "", slash ? slash + 1 : (char *)libs.v[i]);
+		}
+		diag_note(lc->arg->loc, "the libraries matching: %s", names.s);
+		sb_free(&names);
+	}
+	pv_free_all(&libs);
+	return true;
+}
+
 /* The rest of a process point, in program prog (path: its file, freed
  * here): .library, then .function, .statement, .mark or .plt. */
 static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
@@ -422,6 +480,10 @@ static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
 			free(path);
 			return;
 		}
+		if (library_pattern_point(c, prog)) {
+			free(path);
+			return;
+		}
 		char *lib = user_find_library(prog, lc->arg->str, &why);
 		u = lib ? user_elf_open(lib, &why) : NULL;
 		free(lib);
@@ -434,14 +496,7 @@ static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
 		}
 		next = 2;
 	}
-	if (comp_is(c, next, "function") || comp_is(c, next, "statement"))
-		user_functions(c, u, next);
-	else if (comp_is(c, next, "mark") || comp_is(c, next, "provider"))
-		user_marks(c, u, next);
-	else if (comp_is(c, next, "plt"))
-		user_plts(c, u, next);
-	else
-		unknown_shape(c);
+	file_point(c, u, next);
 	free(path);
 }
 
