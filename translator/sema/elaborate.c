@@ -48,6 +48,13 @@ static void find_register_read(struct node *n, void *found)
 	ast_for_children(n, find_register_read, found);
 }
 
+bool sema_uses_register_builtins(struct node *n)
+{
+	bool found = false;
+	find_register_read(n, &found);
+	return found;
+}
+
 bool sema_uses_registers(struct node *n)
 {
 	bool found = sema_uses_targets(n);

@@ -604,7 +604,7 @@ static void fold_callee(struct handler *h, struct symbol *f, struct ptrvec *seen
 		if (seen->v[i] == f)
 			return;
 	pv_push(seen, f);
-	if (!h->callees_read_registers && sema_uses_registers(f->decl->body))
+	if (!h->callees_read_registers && sema_uses_register_builtins(f->decl->body))
 		h->callees_read_registers = true;
 	for (size_t i = 0; i < f->globals_rd.n; i++)
 		add_unique(&h->globals_rd, f->globals_rd.v[i]);

@@ -64,6 +64,10 @@ bool sema_uses_targets(struct node *n);
 /* Does it read the hit's registers (target expressions, int_arg(), ...)?
  * Its probes then need a kprobe's full registers, not ftrace's. */
 bool sema_uses_registers(struct node *n);
+/* Does n call a built-in that reads the hit's registers (int_arg() to
+ * returnval(), the backtraces)? All a script function can do: it has no
+ * target variables (its @cast reads memory, not registers). */
+bool sema_uses_register_builtins(struct node *n);
 
 /* targets.c: the plan for target expression n (N_TARGET) in handler h, or
  * NULL after an error (none reported when quiet: @defined asks that way).
