@@ -80,6 +80,10 @@ struct rt_probe {
 	/* RT_KRETPROBE: run at the function's entry, saving what the return
 	 * body reads into entry_size bytes per call (rt_entry_data). */
 	int (*entry)(struct rt_context *c);
+	/* The same when all it saves are registers (arguments, parameters
+	 * kept in one): it cannot fail, so a kernel return probe calls it
+	 * directly at entry instead of running entry as a second hit. */
+	void (*entry_regs)(const struct pt_regs *regs, char *data);
 	rt_size entry_size;
 	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
 	int nargs;               /* RT_TRACEPOINT: the arguments it passes (after its data) */
@@ -482,6 +486,28 @@ static inline unsigned long rt_uregval(struct rt_context *c, int regno)
 {
 	return ((const unsigned long *)c->regs)[rt_regs_word[regno]];
 }
+/* For an entry part that saves only registers (rt_probe.entry_regs),
+ * where the registers are always there: DWARF register regno's low size
+ * bytes, sign- or zero-extended, and argument n (1-6) likewise (the
+ * translator checks both ranges). */
+static inline rt_long rt_regs_value(const struct pt_regs *regs, int regno, int size, int is_signed)
+{
+	unsigned long v = ((const unsigned long *)regs)[rt_regs_word[regno]];
+
+	if (size >= 8)
+		return (rt_long)v;
+	if (is_signed)
+		return (rt_long)((unsigned long long)v << (64 - 8 * size)) >> (64 - 8 * size);
+	return (rt_long)(v & ((1UL << (8 * size)) - 1));
+}
+
+static inline rt_long rt_regs_arg(const struct pt_regs *regs, int n, int size, int is_signed)
+{
+	static const unsigned char arg_regno[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
+
+	return rt_regs_value(regs, arg_regno[n - 1], size, is_signed);
+}
+
 /* DWARF register regno as @kregister (user 0) or @uregister (user 1) reads
  * it; a register the hit cannot have fails it. */
 rt_long rt_register(struct rt_context *c, rt_long regno, int user, const char *what,

@@ -309,6 +309,10 @@ static notrace RT_FPROBE_ENTRY(rt_fprobe_entry)
 	if (!p)
 		return 1;
 	call->p = p;
+	if (p->entry_regs) {
+		p->entry_regs(regs, call->data);
+		return 0;
+	}
 	return p->entry && rt_run_hit(p, p->entry, regs, call->data) ? 1 : 0;
 }
 
@@ -479,6 +483,10 @@ static notrace int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_r
 	if (!krp)
 		return 1;
 	p = container_of(krp, struct rt_placed, krp)->p;
+	if (p->entry_regs) {
+		p->entry_regs(regs, (char *)ri->data);
+		return 0;
+	}
 	return rt_run_hit(p, p->entry, regs, ri->data) ? 1 : 0;
 }
 

@@ -1552,6 +1552,76 @@ static void cg_entry_handler(struct cg *g, struct handler *h, struct strbuf *fil
 	free(name);
 }
 
+/* One value an entry part saves, when it is only a register: a number,
+ * argument N (1-6) by number, or a parameter the compiler keeps whole in a
+ * register. Its C expression of `regs` (malloced), or NULL when it reads
+ * anything else (memory may fault; that needs a hit's error path). */
+static char *register_value(const struct node *n)
+{
+	if (n->kind == N_NUM)
+		return xasprintf("(rt_long)%lldLL", n->num);
+	const struct builtin *b = n->kind == N_CALL ? n->builtin : NULL;
+	if (b && (b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
+		  b->id == B_U32_ARG || b->id == B_LONG_ARG || b->id == B_ULONG_ARG ||
+		  b->id == B_LONGLONG_ARG || b->id == B_ULONGLONG_ARG || b->id == B_S64_ARG ||
+		  b->id == B_U64_ARG || b->id == B_POINTER_ARG)) {
+		const struct node *arg = n->list;
+		if (!arg || arg->next || arg->kind != N_NUM || arg->num < 1 || arg->num > 6)
+			return NULL;
+		bool narrow = b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
+			      b->id == B_U32_ARG;
+		bool is_signed = b->id == B_INT_ARG || b->id == B_S32_ARG;
+		return xasprintf("rt_regs_arg(regs, %lld, %d, %d)", arg->num, narrow ? 4 : 8,
+				 is_signed);
+	}
+	const struct target_access *a = n->kind == N_TARGET ? n->access : NULL;
+	if (!a || a->result != TA_INT || !a->loc || a->base_expr || a->materialize || a->nsteps ||
+	    a->bit_size || a->user || !a->type || a->type->size < 1 || a->type->size > 8)
+		return NULL;
+	const struct tloc *l = a->loc;
+	if (l->kind != TL_VALUE || l->nops != 1 || l->ops[0].kind != LO_REG || l->ops[0].arg < 0 ||
+	    l->ops[0].arg > 16)
+		return NULL;
+	return xasprintf("rt_regs_value(regs, %lld, %d, %d)", (long long)l->ops[0].arg,
+			 (int)a->type->size, a->type->is_signed ? 1 : 0);
+}
+
+/*
+ * A kernel .return handler's entry part that saves only registers: it
+ * cannot fail, takes no lock and runs no statement, so the return probe
+ * calls it directly at the function's entry instead of running a second
+ * hit (rt_probe.entry_regs). False, and nothing written, otherwise.
+ */
+static bool cg_entry_registers(struct handler *h, struct strbuf *file)
+{
+	if (!h->entry_exprs.n || (h->site && h->site->is_user))
+		return false;
+	char **vals = xcalloc(h->entry_exprs.n, sizeof *vals);
+	bool ok = true;
+	for (size_t i = 0; i < h->entry_exprs.n && ok; i++) {
+		struct node *e = h->entry_exprs.v[i];
+		ok = e->type != T_STRING && (vals[i] = register_value(e->lhs)) != NULL;
+	}
+	if (ok) {
+		/* Declared in every unit: unit 0's table names it. */
+		sb_printf(file, "RT_HANDLER void h%d_entry_regs(const struct pt_regs *regs, char *data);\n",
+			  h->index);
+		sb_printf(file, "#if RT_PART == %d %% RT_PARTS\n", h->index);
+		sb_printf(file,
+			  "RT_HANDLER void h%d_entry_regs(const struct pt_regs *regs, char *data)\n{\n",
+			  h->index);
+		for (size_t i = 0; i < h->entry_exprs.n; i++) {
+			struct node *e = h->entry_exprs.v[i];
+			sb_printf(file, "\t*(rt_long *)(data + %zu) = %s;\n", e->access->entry_off, vals[i]);
+		}
+		sb_puts(file, "}\n#endif\n\n");
+	}
+	for (size_t i = 0; i < h->entry_exprs.n; i++)
+		free(vals[i]);
+	free(vals);
+	return ok;
+}
+
 static int usym_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -1807,11 +1877,14 @@ char *cg_translate(struct session *s)
 	sb_putc(&file, '\n');
 	for (size_t i = 0; i < prog->functions.n; i++)
 		cg_function(&g, prog->functions.v[i], &file);
+	bool *entry_registers = xcalloc(prog->handlers.n + 1, sizeof *entry_registers);
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
 		cg_handler(&g, h, &file);
-		if (h->entry_exprs.n)
+		if (h->entry_exprs.n) {
 			cg_entry_handler(&g, h, &file);
+			entry_registers[i] = cg_entry_registers(h, &file);
+		}
 	}
 	/* The rest is unit 0's. */
 	sb_puts(&file, "#if RT_PART == 0\n");
@@ -1855,20 +1928,22 @@ char *cg_translate(struct session *s)
 		char *func = fn ? c_string(fn, strlen(fn)) : xstrdup("0");
 		const struct handler *h = p->handler;
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
+		char *entry_regs = entry_registers[h->index] ? xasprintf("h%d_entry_regs", h->index)
+							     : xstrdup("0");
 		sb_printf(&file,
 			  "\t{ .kind = %s, .pp = %s, .pn = %s, .symbol = %s, .function = %s, .module = %s, "
 			  ".module_build_id = %s,\n"
 			  "\t  .offset = %lldLL, .text_offset = 0x%llx, .period_ns = %lldLL, .spread_ns = %lldLL,\n"
 			  "\t  .perf_type = %lldLL, .perf_config = %lldLL, .perf_sample = %lldLL,\n"
 			  "\t  .handler = h%d, .optional = %d, "
-			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_size = %zu, "
+			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_regs = %s, .entry_size = %zu, "
 			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx,\n"
 			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL, .nf_hook = %lldLL, "
 			  ".nf_pf = %lldLL, .nf_priority = %lldLL },\n",
 			  rt_kind(p->kind), pp, pn, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
 			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
-			  p->needs_regs, entry, h->entry_size, p->maxactive,
+			  p->needs_regs, entry, entry_regs, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
 			  (unsigned long long)p->procfs_umask, p->procfs_maxsize, p->nf_hook, p->nf_pf,
@@ -1880,7 +1955,9 @@ char *cg_translate(struct session *s)
 		free(mod_id);
 		free(func);
 		free(entry);
+		free(entry_regs);
 	}
+	free(entry_registers);
 	if (!prog->probes.n)
 		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");
 	sb_puts(&file, "};\n\n");
