@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 18
+#define RT_API_VERSION 19
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -36,6 +36,9 @@ struct rt_context {
 	int maxnesting;
 	unsigned long stack_base; /* kernel stack address when the hit began */
 	rt_size iter_top;       /* sorted foreach snapshots in use (rt_iter) */
+	/* This CPU's counts of the globals only ever added to
+	 * (rt_script.ncounters): a hit adds to its own CPU's, with no lock. */
+	rt_long *counters;
 };
 
 /* Kernel stack that nested script functions may use in one hit. */
@@ -168,6 +171,7 @@ struct rt_script {
 	int timing;              /* -t: each probe's hits and time, reported at the end */
 	rt_size maxustack;       /* user stack bytes a sample copies; 0: no user stacks */
 	int ustack_keys;         /* user-stack strings may key arrays: fold them by staprun's aliases */
+	int ncounters;           /* globals only ever added to: each CPU counts in c->counters */
 };
 
 extern const struct rt_script rt_script;
@@ -667,6 +671,10 @@ static inline void rt_frame_pop(struct rt_context *c, rt_size size)
 	c->depth--;
 	c->sp -= (size + 15) & ~(rt_size)15;
 }
+
+/* A global only ever added to (rt_context.counters): its initial value
+ * base plus every CPU's count in slot. */
+rt_long rt_count_sum(rt_long base, int slot);
 
 /* Arithmetic without undefined behaviour: wrapping, and shifts outside 0..63 give 0 or the sign. */
 static inline rt_long rt_neg(rt_long a)

@@ -507,9 +507,22 @@ static void rt_free_cpus(void)
 		kfree(cpu->re_subject);
 		kfree(cpu->tok_str);
 		rt_free_big(cpu->ustack);
+		kfree(cpu->c.counters);
 	}
 	free_percpu(rt_sess.cpus);
 	rt_sess.cpus = NULL;
+}
+
+/* A counted global's value: what it started with and every CPU's count
+ * (each written only by hits on its own CPU). */
+rt_long rt_count_sum(rt_long base, int slot)
+{
+	unsigned long sum = (unsigned long)base;
+	int i;
+
+	for_each_possible_cpu(i)
+		sum += (unsigned long)READ_ONCE(per_cpu_ptr(rt_sess.cpus, i)->c.counters[slot]);
+	return (rt_long)sum;
 }
 
 /* The largest statistic of the script, for merging CPUs' copies into. */
@@ -547,6 +560,11 @@ static int rt_alloc_cpus(void)
 		if (!cpu->c.stack || !cpu->out || !cpu->stat_scratch || !cpu->re_subject ||
 		    !cpu->tok_str)
 			return -ENOMEM;
+		if (rt_script.ncounters) {
+			cpu->c.counters = kcalloc(rt_script.ncounters, sizeof(rt_long), GFP_KERNEL);
+			if (!cpu->c.counters)
+				return -ENOMEM;
+		}
 		if (rt_script.iter_slots) {
 			cpu->iter_slots = rt_alloc_big(array_size(rt_script.iter_slots, 2 * sizeof(u64)));
 			if (!cpu->iter_slots)

@@ -182,6 +182,7 @@ struct program {
 	struct ptrvec all_globals;   /* every declared global (struct symbol *) */
 	struct ptrvec all_functions; /* every declared function (struct symbol *) */
 	struct ptrvec globals;   /* used globals (struct symbol *) */
+	int ncounters;           /* of those, counted per CPU (symbol.is_counter) */
 	struct ptrvec functions; /* reachable functions (struct symbol *) */
 	struct ptrvec unused_functions; /* the script's own that nothing calls: checked, not generated */
 	struct ptrvec handlers;  /* struct handler * */

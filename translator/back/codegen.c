@@ -505,6 +505,14 @@ static char *cg_assign(struct cg *g, struct node *n)
 		return cg_element_assign(g, n);
 	if (n->op == OP_AGG)
 		return cg_stats_add(g, n);
+	if (n->lhs->sym->is_counter) {
+		/* n += e or n -= e as a statement (counters.c). */
+		char *val = cg_expr(g, n->rhs);
+		emit(g, "c->counters[%d] = %s(c->counters[%d], %s);", n->lhs->sym->counter_slot,
+		     n->op == OP_ADD ? "rt_add" : "rt_sub", n->lhs->sym->counter_slot, val);
+		free(val);
+		return xstrdup("0");
+	}
 	char *var = var_ref(n->lhs->sym);
 	char *val = cg_expr(g, n->rhs);
 	if (n->lhs->type == T_STRING) {
@@ -534,8 +542,14 @@ static char *cg_incdec(struct cg *g, struct node *n)
 {
 	if (n->lhs->kind == N_INDEX)
 		return cg_element_incdec(g, n);
-	char *var = var_ref(n->lhs->sym);
 	const char *fn = n->op == OP_INC ? "rt_add" : "rt_sub";
+	if (n->lhs->sym->is_counter) {
+		/* A statement (counters.c): its value is not used. */
+		emit(g, "c->counters[%d] = %s(c->counters[%d], 1);", n->lhs->sym->counter_slot, fn,
+		     n->lhs->sym->counter_slot);
+		return xstrdup("0");
+	}
+	char *var = var_ref(n->lhs->sym);
 	if (!n->postfix) {
 		emit(g, "%s = %s(%s, 1);", var, fn, var);
 		return var;
@@ -580,6 +594,12 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_STR:
 		return c_string(n->str, n->str_len);
 	case N_VAR:
+		if (n->sym->is_counter) {
+			/* Summed now: the value as of this point. */
+			char *t = new_long_temp(g);
+			emit(g, "%s = rt_count_sum(g_%s, %d);", t, n->sym->name, n->sym->counter_slot);
+			return t;
+		}
 		return var_ref(n->sym);
 	case N_TARGET:
 	case N_CAST:
@@ -2053,6 +2073,7 @@ char *cg_translate(struct session *s)
 		  "\t.timing = %d,\n"
 		  "\t.maxustack = %lld,\n"
 		  "\t.ustack_keys = %d,\n"
+		  "\t.ncounters = %d,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -2069,7 +2090,7 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
 		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n,
 		  lim[LIMIT_MAXBACKTRACE], s->suppress_handler_errors, s->timing,
-		  ustacks ? lim[LIMIT_MAXUSTACK] : 0LL, ustacks == 2);
+		  ustacks ? lim[LIMIT_MAXUSTACK] : 0LL, ustacks == 2, prog->ncounters);
 	sb_puts(&file, "#endif\n");
 	pv_free(&g.statics);
 	free(g.map_of);

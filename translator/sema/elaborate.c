@@ -236,6 +236,8 @@ int sema_elaborate(struct session *s)
 	if (errors)
 		return errors;
 	errors += types_check(s);
+	if (!errors)
+		counters_find(s);
 	callees_fold(s);
 	return errors;
 }

@@ -12,6 +12,8 @@
  *                         are checked too); which globals each handler locks
  *   types_check           types of every expression, arrays and statistics,
  *                         format strings, regular expressions
+ *   counters_find         globals only ever added to, counted per CPU: no
+ *                         handler locks them
  *   callees_fold          each handler locks what the functions it calls use,
  *                         and has registers when they read them
  */
@@ -28,6 +30,7 @@ int probes_resolve(struct session *s);
 int uprobes_symbol_files(struct session *s);
 int resolve_names(struct session *s);
 int types_check(struct session *s);
+void counters_find(struct session *s);
 void callees_fold(struct session *s);
 
 /* Visible to a reference in file `file`: the global or function of that
