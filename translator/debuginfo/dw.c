@@ -101,11 +101,14 @@ struct unit_files {
 	struct line_files lf;
 };
 
-/* An archive mapped into memory (copy-on-write: libdwfl may write). */
+/* An archive: mapped into memory for libdwfl (copy-on-write: it may
+ * write), once a member is opened; open for pread before that. */
 struct mapped {
 	char *path;
 	char *base;
 	size_t size;
+	bool map_tried;
+	int fd;          /* -1 until member_symbols_match reads through it */
 };
 
 struct dw {
@@ -236,18 +239,33 @@ static void read_sections(Elf *elf, struct layout *lay)
 	}
 }
 
+static struct mapped *archive_of(struct dw *d, const char *path)
+{
+	for (size_t i = 0; i < d->mapped.n; i++)
+		if (!strcmp(((struct mapped *)d->mapped.v[i])->path, path))
+			return d->mapped.v[i];
+	struct mapped *m = xcalloc(1, sizeof *m);
+	m->path = xstrdup(path);
+	m->fd = -1;
+	pv_push(&d->mapped, m);
+	return m;
+}
+
+/* The archive open for pread (-1 if it cannot be). */
+static int archive_fd(struct mapped *m)
+{
+	if (m->fd < 0)
+		m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	return m->fd;
+}
+
 /* An archive member's bytes, from the archive mapped once; NULL when the
  * archive is shorter than its index says. */
 static char *member_bytes(struct dw *d, const struct debug_file *f)
 {
-	struct mapped *m = NULL;
-	for (size_t i = 0; i < d->mapped.n && !m; i++)
-		if (!strcmp(((struct mapped *)d->mapped.v[i])->path, f->path))
-			m = d->mapped.v[i];
-	if (!m) {
-		m = xcalloc(1, sizeof *m);
-		m->path = xstrdup(f->path);
-		pv_push(&d->mapped, m);
+	struct mapped *m = archive_of(d, f->path);
+	if (!m->map_tried) {
+		m->map_tried = true;
 		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		struct stat st;
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
@@ -1816,6 +1834,80 @@ static bool symbol_matches(const struct dw_obj *o, const char *pattern)
 	return false;
 }
 
+/* len bytes at off of the member into a new buffer, or NULL when they
+ * are not all inside it or cannot be read. */
+static void *member_read(int fd, const struct debug_file *f, uint64_t off, uint64_t len)
+{
+	if (off > f->member_size || len > f->member_size - off || len > ((uint64_t)1 << 31))
+		return NULL;
+	char *buf = xmalloc(len ? (size_t)len : 1);
+	if (pread(fd, buf, (size_t)len, (off_t)(f->member_off + (long long)off)) != (ssize_t)len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * An archive member's ELF header (into *eh) and section headers (a new
+ * array of eh->e_shnum), read with pread, which brings into memory only
+ * what is read; NULL when it is not a plain 64-bit little-endian ELF file
+ * or cannot be read. *m: its archive, open.
+ */
+static Elf64_Shdr *member_sections(struct dw *d, const struct debug_file *f, Elf64_Ehdr *eh,
+				   struct mapped **m)
+{
+	*m = archive_of(d, f->path);
+	Elf64_Ehdr *h = archive_fd(*m) >= 0 ? member_read((*m)->fd, f, 0, sizeof *h) : NULL;
+	if (!h)
+		return NULL;
+	*eh = *h;
+	free(h);
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	return member_read((*m)->fd, f, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr));
+}
+
+/*
+ * An archive member's symbol tables, read with pread: 1 when a function
+ * symbol matches pattern, 0 when none does, -1 when it has no symbol
+ * table or is not a plain ELF file (then libelf reads it). Not through
+ * the mapping libdwfl needs: a page read there stays in the process.
+ */
+static int member_symbols_match(struct dw *d, const struct debug_file *f, const char *pattern)
+{
+	Elf64_Ehdr ehdr = { 0 }, *eh = &ehdr;
+	struct mapped *m;
+	Elf64_Shdr *sh = member_sections(d, f, eh, &m);
+	if (!sh)
+		return -1;
+	int result = -1;
+	size_t nsec = eh->e_shnum;
+	for (size_t i = 0; i < nsec && result != 1; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
+		    sh[i].sh_link >= nsec)
+			continue;
+		const Elf64_Shdr *st = &sh[sh[i].sh_link];
+		Elf64_Sym *syms = member_read(m->fd, f, sh[i].sh_offset, sh[i].sh_size);
+		char *names = st->sh_type == SHT_STRTAB ? member_read(m->fd, f, st->sh_offset, st->sh_size)
+						       : NULL;
+		if (syms && names && st->sh_size) {
+			result = 0;
+			names[st->sh_size - 1] = 0;
+			for (size_t k = 0; k < sh[i].sh_size / sizeof *syms && !result; k++)
+				result = ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC &&
+					 syms[k].st_name < st->sh_size &&
+					 base_name_matches(pattern, names + syms[k].st_name);
+		}
+		free(syms);
+		free(names);
+	}
+	free(sh);
+	return result;
+}
+
 /*
  * Could module have a function pattern matches? Its symbol table, read
  * straight from the file, says so before libdwfl is asked to open it: a
@@ -1826,6 +1918,9 @@ static bool file_has_function(struct dw *d, const struct debug_file *f, const ch
 	int fd = -1;
 	Elf *elf;
 	if (f->member) {
+		int found = member_symbols_match(d, f, pattern);
+		if (found >= 0)
+			return found;
 		char *data = member_bytes(d, f);
 		elf = data ? elf_memory(data, f->member_size) : NULL;
 	} else {
@@ -2089,6 +2184,8 @@ void dw_end(struct dw *d)
 		struct mapped *m = d->mapped.v[i];
 		if (m->base)
 			munmap(m->base, m->size);
+		if (m->fd >= 0)
+			close(m->fd);
 		free(m->path);
 		free(m);
 	}
@@ -2244,9 +2341,138 @@ static void walk_inlines(struct inline_walk *iw, Dwarf_Die *parent)
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
 
+/* The fewest bytes a name fnmatch(pattern) takes can have. */
+static size_t pattern_min_len(const char *p)
+{
+	size_t n = 0;
+	while (*p) {
+		if (*p == '*') {
+			p++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *q = p + 1;
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']')
+				q++;
+			/* Unterminated: a plain '['. */
+			p = *q ? q + 1 : p + 1;
+			n++;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Might the archive member hold an inlined copy of a function pattern
+ * matches? Its name would be in .debug_str: GCC puts every name longer
+ * than a string offset (4 bytes) there, and merges them per module. Read
+ * with pread, as member_symbols_match reads. 0 only when the pattern
+ * needs more than 4 bytes, the member's .debug_str holds no match, and
+ * no other file (.gnu_debugaltlink) holds strings for it; 1 otherwise.
+ * Saves walking every function's body in every unit of each module of a
+ * wildcard for copies most modules cannot have: the walk read all of
+ * each module's DWARF.
+ */
+static int member_may_inline(struct dw *d, const struct debug_file *f, const char *pattern)
+{
+	if (pattern_min_len(pattern) <= 4)
+		return 1;
+	Elf64_Ehdr ehdr = { 0 }, *eh = &ehdr;
+	struct mapped *m;
+	Elf64_Shdr *sh = member_sections(d, f, eh, &m);
+	char *secnames = NULL, *strs = NULL;
+	int result = 1;
+	size_t nsec = eh->e_shnum;
+	const Elf64_Shdr *ns = sh ? &sh[eh->e_shstrndx] : NULL;
+	secnames = ns && ns->sh_size ? member_read(m->fd, f, ns->sh_offset, ns->sh_size) : NULL;
+	if (!secnames)
+		goto out;
+	secnames[ns->sh_size - 1] = 0;
+	const Elf64_Shdr *str = NULL;
+	for (size_t i = 0; i < nsec; i++) {
+		if (sh[i].sh_name >= ns->sh_size)
+			goto out;
+		const char *name = secnames + sh[i].sh_name;
+		if (!strcmp(name, ".gnu_debugaltlink") || !strncmp(name, ".zdebug", 7))
+			goto out;
+		if (!strcmp(name, ".debug_str"))
+			str = &sh[i];
+	}
+	if (!str || str->sh_type != SHT_PROGBITS || (str->sh_flags & SHF_COMPRESSED) || !str->sh_size)
+		goto out;
+	strs = member_read(m->fd, f, str->sh_offset, str->sh_size);
+	if (!strs)
+		goto out;
+	strs[str->sh_size - 1] = 0;
+	result = 0;
+	for (const char *s = strs; s < strs + str->sh_size && !result; s += strlen(s) + 1)
+		result = fnmatch(pattern, s, 0) == 0;
+out:
+	free(strs);
+	free(secnames);
+	free(sh);
+	return result;
+}
+
+static void release_range(char *lo, char *hi)
+{
+	if (hi > lo)
+		madvise(lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+/*
+ * Gives back the pages of an archive member mapped into the process, after
+ * a walk of all of its DWARF: a later read maps them again from the page
+ * cache. A wildcard over every module otherwise ends with most of the
+ * archive mapped (2.4 GiB of Debian's 2.9 GB). Only the member's own whole
+ * pages, less those of its section headers (libdwfl writes the sections'
+ * addresses there, into private copies a release would throw away), and
+ * only for a member without relocations of its DWARF (libdwfl would have
+ * applied them in place, in private copies too; eu-make-debug-archive
+ * applies them beforehand).
+ */
+static void member_release(struct dw *d, const struct debug_file *f)
+{
+	Elf64_Ehdr ehdr = { 0 }, *eh = &ehdr;
+	struct mapped *m;
+	Elf64_Shdr *sh = member_sections(d, f, eh, &m);
+	if (!sh || !m->base || (size_t)f->member_off > m->size ||
+	    f->member_size > m->size - (size_t)f->member_off)
+		goto out;
+	/* libdwfl relocates the sections that are not loaded (the DWARF);
+	 * eu-unstrip -R leaves their relocation sections empty. */
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if ((sh[i].sh_type == SHT_REL || sh[i].sh_type == SHT_RELA) && sh[i].sh_size &&
+		    (sh[i].sh_info >= eh->e_shnum || (!(sh[sh[i].sh_info].sh_flags & SHF_ALLOC) &&
+						      sh[sh[i].sh_info].sh_type != SHT_NOBITS)))
+			goto out;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)m->base + (uintptr_t)f->member_off;
+	uintptr_t lo = (start + page - 1) & ~(page - 1);
+	uintptr_t hi = (start + f->member_size) & ~(page - 1);
+	uintptr_t hdr_lo = (start + eh->e_shoff) & ~(page - 1);
+	uintptr_t hdr_hi = (start + eh->e_shoff + eh->e_shnum * sizeof *sh + page - 1) & ~(page - 1);
+	release_range((char *)lo, (char *)(hdr_lo < hi ? hdr_lo : hi));
+	release_range((char *)(hdr_hi > lo ? hdr_hi : lo), (char *)hi);
+out:
+	free(sh);
+}
+
 int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
+	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
+	if (f && f->member && !member_may_inline(d, f, q->function))
+		return 0;
 	struct dw_obj *o = usable_obj(d, module, module_file, true, why);
 	if (!o)
 		return -1;
@@ -2266,6 +2492,8 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 		}
 		off = next;
 	}
+	if (f && f->member)
+		member_release(d, f);
 	return w.found;
 }
 
