@@ -259,6 +259,8 @@ static int archive_fd(struct mapped *m)
 	return m->fd;
 }
 
+static void member_release(struct dw *d, const struct debug_file *f);
+
 /* An archive member's bytes, from the archive mapped once; NULL when the
  * archive is shorter than its index says. */
 static char *member_bytes(struct dw *d, const struct debug_file *f)
@@ -1973,6 +1975,8 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		walk_symbols(&w);
 	else
 		walk_units(&w);
+	if (f && f->member)
+		member_release(d, f);
 	return w.found;
 }
 
@@ -2371,6 +2375,50 @@ static size_t pattern_min_len(const char *p)
 	return n;
 }
 
+/* The longest run of plain characters in pattern (none special to
+ * fnmatch), into run; its length. */
+static size_t pattern_literal(const char *pattern, char *run, size_t cap)
+{
+	size_t best = 0;
+	for (const char *p = pattern; *p;) {
+		size_t n = strcspn(p, "*?[\\");
+		if (n > best && n < cap) {
+			memcpy(run, p, n);
+			run[n] = 0;
+			best = n;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return best;
+}
+
+/* Does a string of the table strs (size bytes, NUL-terminated strings)
+ * match pattern? Only the strings holding its longest plain run are
+ * matched against it: a module's table has tens of thousands. */
+static bool strings_match(const char *strs, size_t size, const char *pattern)
+{
+	char run[256];
+	size_t n = pattern_literal(pattern, run, sizeof run);
+	const char *end = strs + size;
+	if (!n) {
+		for (const char *s = strs; s < end; s += strlen(s) + 1)
+			if (fnmatch(pattern, s, 0) == 0)
+				return true;
+		return false;
+	}
+	for (const char *at = strs; at < end && (at = memmem(at, (size_t)(end - at), run, n));) {
+		const char *s = at;
+		while (s > strs && s[-1])
+			s--;
+		if (fnmatch(pattern, s, 0) == 0)
+			return true;
+		at = s + strlen(s) + 1;
+	}
+	return false;
+}
+
 /*
  * Might the archive member hold an inlined copy of a function pattern
  * matches? Its name would be in .debug_str: GCC puts every name longer
@@ -2413,9 +2461,7 @@ static int member_may_inline(struct dw *d, const struct debug_file *f, const cha
 	if (!strs)
 		goto out;
 	strs[str->sh_size - 1] = 0;
-	result = 0;
-	for (const char *s = strs; s < strs + str->sh_size && !result; s += strlen(s) + 1)
-		result = fnmatch(pattern, s, 0) == 0;
+	result = strings_match(strs, str->sh_size, pattern);
 out:
 	free(strs);
 	free(secnames);
@@ -2431,8 +2477,8 @@ static void release_range(char *lo, char *hi)
 
 /*
  * Gives back the pages of an archive member mapped into the process, after
- * a walk of all of its DWARF: a later read maps them again from the page
- * cache. A wildcard over every module otherwise ends with most of the
+ * a wildcard's walk of its DWARF: a later read maps them again from the
+ * page cache. A wildcard over every module otherwise ends with most of the
  * archive mapped (2.4 GiB of Debian's 2.9 GB). Only the member's own whole
  * pages, less those of its section headers (libdwfl writes the sections'
  * addresses there, into private copies a release would throw away), and
@@ -2467,6 +2513,34 @@ out:
 	free(sh);
 }
 
+/*
+ * Could the unit hold an inlined copy of a function pattern matches?
+ * GCC, without LTO, describes each function inlined in a unit by an
+ * abstract instance at the unit's top level (DW_AT_inline), which its
+ * copies name; a unit with no such instance of a matching name has no
+ * copy to find, and its functions' bodies, most of its DWARF, need no
+ * walk. Any other producer (LTO's units, clang, whose copies may name an
+ * instance in another unit) is walked.
+ */
+static bool unit_may_inline(Dwarf_Die *cu, const char *pattern)
+{
+	Dwarf_Attribute pa;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
+	if (!producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto"))
+		return true;
+	Dwarf_Die child;
+	if (dwarf_child(cu, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_subprogram || !dwarf_hasattr(&child, DW_AT_inline))
+			continue;
+		const char *name = dwarf_diename(&child);
+		if (name && fnmatch(pattern, name, 0) == 0)
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
@@ -2481,7 +2555,8 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	size_t hsize;
 	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, child;
-		if (dwarf_offdie(o->dbg, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) && (o->is_user || unit_may_inline(&cu, q->function)) &&
+		    dwarf_child(&cu, &child) == 0) {
 			do {
 				Dwarf_Addr pc;
 				if (dwarf_tag(&child) != DW_TAG_subprogram || !function_entry(&child, &pc))
