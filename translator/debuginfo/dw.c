@@ -1683,6 +1683,18 @@ static void match_entry(struct unit_candidates *uc, Dwarf_Die *die, Dwarf_Addr e
 	}
 }
 
+/* Can dwscan.c read the unit: are its bytes the very ones libdw reads (a
+ * compressed section's, for one, are not)? Its header's offset if so. */
+static bool scannable(struct dw_obj *o, Dwarf_Die *cu, Dwarf_Off *unit_off)
+{
+	read_raw_sections(o);
+	Dwarf_Off die_off = dwarf_dieoffset(cu);
+	*unit_off = die_off - dwarf_cuoffset(cu);
+	return o->scan.info && die_off < o->scan.info_size &&
+	       (const unsigned char *)cu->addr == o->scan.info + die_off &&
+	       !getenv("TAPLINE_NO_DWSCAN");
+}
+
 static bool scanned_function(const struct dwscan_func *f, void *ctx)
 {
 	struct unit_candidates *uc = ctx;
@@ -1699,15 +1711,9 @@ static bool scanned_function(const struct dwscan_func *f, void *ctx)
  * unit (libdw's walk then finds what is left). */
 static bool scan_unit(struct unit_candidates *uc, Dwarf_Die *cu)
 {
-	struct dw_obj *o = uc->w->o;
-	read_raw_sections(o);
-	Dwarf_Off die_off = dwarf_dieoffset(cu), unit_off = die_off - dwarf_cuoffset(cu);
-	/* Only where these bytes are the very ones libdw reads (a compressed
-	 * section, for one, is not). */
-	if (!o->scan.info || die_off >= o->scan.info_size ||
-	    (const unsigned char *)cu->addr != o->scan.info + die_off || getenv("TAPLINE_NO_DWSCAN"))
-		return false;
-	return dwscan_functions(&o->scan, unit_off, scanned_function, uc);
+	Dwarf_Off unit_off;
+	return scannable(uc->w->o, cu, &unit_off) &&
+	       dwscan_functions(&uc->w->o->scan, unit_off, scanned_function, uc);
 }
 
 /* Each unit holding candidates is scanned once (found through
@@ -2274,7 +2280,31 @@ struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, c
 struct inline_walk {
 	struct walk *w;
 	Dwarf_Die *func;   /* the function being walked */
+	/* The unit's abstract instances whose names match (their offsets,
+	 * sorted), when its copies can name no other (unit_origins). */
+	const Dwarf_Off *origins;
+	size_t norigins;
 };
+
+/* Does the copy die name one of iw's abstract instances? Its name is
+ * not read, nor matched: most copies in a unit are of other functions. */
+static bool copy_of_matching(struct inline_walk *iw, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+		return true;
+	Dwarf_Off off = dwarf_dieoffset(&origin);
+	size_t lo = 0, hi = iw->norigins;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (iw->origins[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < iw->norigins && iw->origins[lo] == off;
+}
 
 static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, const char *name,
 			    Dwarf_Addr pc)
@@ -2333,7 +2363,7 @@ static void walk_inlines(struct inline_walk *iw, Dwarf_Die *parent)
 		return;
 	do {
 		int tag = dwarf_tag(&die);
-		if (tag == DW_TAG_inlined_subroutine) {
+		if (tag == DW_TAG_inlined_subroutine && (!iw->origins || copy_of_matching(iw, &die))) {
 			Dwarf_Attribute na;
 			const char *name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &na));
 			Dwarf_Addr pc;
@@ -2514,31 +2544,69 @@ out:
 }
 
 /*
- * Could the unit hold an inlined copy of a function pattern matches?
+ * Which inlined copies in the unit can be of a function pattern matches?
  * GCC, without LTO, describes each function inlined in a unit by an
  * abstract instance at the unit's top level (DW_AT_inline), which its
- * copies name; a unit with no such instance of a matching name has no
+ * copies name: a unit with no such instance of a matching name has no
  * copy to find, and its functions' bodies, most of its DWARF, need no
- * walk. Any other producer (LTO's units, clang, whose copies may name an
- * instance in another unit) is walked.
+ * walk; in one that has, only copies naming those instances are looked
+ * at. False for a unit with none; else true, with iw->origins set (their
+ * offsets, sorted; malloced), or NULL for a unit whose copies
+ * may name an instance in another (LTO's units, clang's): all are looked at.
  */
-static bool unit_may_inline(Dwarf_Die *cu, const char *pattern)
+struct origins {
+	struct dw_obj *o;
+	const char *pattern;
+	Dwarf_Off *v; /* in the unit's order: sorted */
+	size_t n, cap;
+};
+
+static void add_origin(struct origins *r, Dwarf_Die *die)
 {
+	const char *name = dwarf_diename(die);
+	if (!name || fnmatch(r->pattern, name, 0) != 0)
+		return;
+	if (r->n == r->cap)
+		r->v = xrealloc(r->v, (r->cap = r->cap ? 2 * r->cap : 8) * sizeof *r->v);
+	r->v[r->n++] = dwarf_dieoffset(die);
+}
+
+static bool scanned_origin(const struct dwscan_func *f, void *ctx)
+{
+	struct origins *r = ctx;
+	Dwarf_Die die;
+	if (dwarf_offdie(r->o->dbg, f->die, &die))
+		add_origin(r, &die);
+	return true;
+}
+
+static bool unit_origins(struct dw_obj *o, Dwarf_Die *cu, const char *pattern,
+			 struct inline_walk *iw)
+{
+	iw->origins = NULL;
+	iw->norigins = 0;
 	Dwarf_Attribute pa;
 	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
 	if (!producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto"))
 		return true;
-	Dwarf_Die child;
-	if (dwarf_child(cu, &child) != 0)
-		return false;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_subprogram || !dwarf_hasattr(&child, DW_AT_inline))
-			continue;
-		const char *name = dwarf_diename(&child);
-		if (name && fnmatch(pattern, name, 0) == 0)
-			return true;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	struct origins r = { o, pattern, NULL, 0, 0 };
+	Dwarf_Off unit_off;
+	if (!scannable(o, cu, &unit_off) ||
+	    !dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, &r)) {
+		/* libdw's walk of the top level instead. */
+		r.n = 0;
+		Dwarf_Die child;
+		if (dwarf_child(cu, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) == DW_TAG_subprogram &&
+				    dwarf_hasattr(&child, DW_AT_inline))
+					add_origin(&r, &child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+	}
+	iw->origins = r.v;
+	iw->norigins = r.n;
+	return r.n > 0;
 }
 
 int dw_inlines(struct dw *d, const char *module, const char *module_file,
@@ -2555,16 +2623,18 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	size_t hsize;
 	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, child;
-		if (dwarf_offdie(o->dbg, off + hsize, &cu) && (o->is_user || unit_may_inline(&cu, q->function)) &&
-		    dwarf_child(&cu, &child) == 0) {
+		struct inline_walk iw = { &w, NULL, NULL, 0 };
+		if (dwarf_offdie(o->dbg, off + hsize, &cu) &&
+		    (o->is_user || unit_origins(o, &cu, q->function, &iw)) && dwarf_child(&cu, &child) == 0) {
 			do {
 				Dwarf_Addr pc;
 				if (dwarf_tag(&child) != DW_TAG_subprogram || !function_entry(&child, &pc))
 					continue;
-				struct inline_walk iw = { &w, &child };
+				iw.func = &child;
 				walk_inlines(&iw, &child);
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
+		free((void *)iw.origins);
 		off = next;
 	}
 	if (f && f->member)

@@ -13,7 +13,7 @@
 
 enum {
 	TAG_SUBPROGRAM = 0x2e,
-	AT_SIBLING = 0x01, AT_LOW_PC = 0x11, AT_DECLARATION = 0x3c, AT_ENTRY_PC = 0x52,
+	AT_SIBLING = 0x01, AT_LOW_PC = 0x11, AT_INLINE = 0x20, AT_DECLARATION = 0x3c, AT_ENTRY_PC = 0x52,
 	AT_RANGES = 0x55,
 	UT_COMPILE = 0x01, UT_PARTIAL = 0x03,
 	MAX_ABBREV_CODE = 1 << 16,
@@ -207,6 +207,7 @@ struct entry {
 	const struct abbrev *a;
 	uint64_t sibling, low_pc;
 	bool has_sibling, has_addr_low_pc, has_other_code, declaration;
+	bool has_inline; /* DW_AT_inline: an abstract instance */
 };
 
 /* Past the attributes of the entry whose abbreviation code was just read. */
@@ -257,6 +258,9 @@ static bool read_entry(struct cursor *c, const struct unit *u, uint64_t code, st
 		case AT_ENTRY_PC:
 		case AT_RANGES:
 			e->has_other_code = true;
+			break;
+		case AT_INLINE:
+			e->has_inline = true;
 			break;
 		case AT_DECLARATION:
 			if (s->form != FORM_IMPLICIT_CONST) /* that one is in the abbreviation */
@@ -342,7 +346,9 @@ static bool read_header(struct unit *u, const struct dwscan_sections *secs, uint
 	return read_abbrevs(u, secs, abbrev_off);
 }
 
-static bool scan(struct unit *u, struct cursor *c, dwscan_fn *fn, void *ctx)
+/* abstract: report the abstract instances (DW_AT_inline) instead of the
+ * functions with code. */
+static bool scan(struct unit *u, struct cursor *c, bool abstract, dwscan_fn *fn, void *ctx)
 {
 	/* The unit's own entry, then its children up to their null entry. */
 	struct entry e;
@@ -361,7 +367,7 @@ static bool scan(struct unit *u, struct cursor *c, dwscan_fn *fn, void *ctx)
 		if (!read_entry(c, u, code, &e))
 			return false;
 		if (e.a->tag == TAG_SUBPROGRAM && !e.declaration &&
-		    (e.has_addr_low_pc || e.has_other_code)) {
+		    (abstract ? e.has_inline : e.has_addr_low_pc || e.has_other_code)) {
 			struct dwscan_func f = { u->off + (uint64_t)(at - u->start), e.low_pc,
 						 e.has_addr_low_pc };
 			if (!fn(&f, ctx))
@@ -374,13 +380,25 @@ static bool scan(struct unit *u, struct cursor *c, dwscan_fn *fn, void *ctx)
 	}
 }
 
-bool dwscan_functions(const struct dwscan_sections *secs, uint64_t unit_off, dwscan_fn *fn,
-		      void *ctx)
+static bool scan_unit(const struct dwscan_sections *secs, uint64_t unit_off, bool abstract,
+		      dwscan_fn *fn, void *ctx)
 {
 	struct unit u = { 0 };
 	struct cursor c;
-	bool ok = read_header(&u, secs, unit_off, &c) && scan(&u, &c, fn, ctx);
+	bool ok = read_header(&u, secs, unit_off, &c) && scan(&u, &c, abstract, fn, ctx);
 	free(u.abbrevs);
 	free(u.specs);
 	return ok;
+}
+
+bool dwscan_functions(const struct dwscan_sections *secs, uint64_t unit_off, dwscan_fn *fn,
+		      void *ctx)
+{
+	return scan_unit(secs, unit_off, false, fn, ctx);
+}
+
+bool dwscan_abstract_functions(const struct dwscan_sections *secs, uint64_t unit_off,
+			       dwscan_fn *fn, void *ctx)
+{
+	return scan_unit(secs, unit_off, true, fn, ctx);
 }

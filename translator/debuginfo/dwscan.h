@@ -44,5 +44,9 @@ typedef bool dwscan_fn(const struct dwscan_func *f, void *ctx);
  */
 bool dwscan_functions(const struct dwscan_sections *secs, uint64_t unit_off, dwscan_fn *fn,
 		      void *ctx);
+/* The same for the unit's top-level abstract instances of inlined
+ * functions (DW_TAG_subprogram with DW_AT_inline): f->die only. */
+bool dwscan_abstract_functions(const struct dwscan_sections *secs, uint64_t unit_off,
+			       dwscan_fn *fn, void *ctx);
 
 #endif
