@@ -22,6 +22,7 @@
  * temporaries are reused from statement to statement, and frame sizes are
  * combined in one union instead of a nested expression.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "back/cg.h"
@@ -1201,6 +1202,9 @@ static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 	g->indent = 1;
 	g->nloops = 0;
 	g->nparts = 0;
+	/* Numbered per body, so that two bodies that do the same read the
+	 * same (handlers_shared compares them). */
+	g->ntemps = 0;
 	g->nstr = g->maxnstr = 0;
 	g->nargs = g->maxnargs = 0;
 	g->nkeys = g->maxnkeys = 0;
@@ -1642,6 +1646,58 @@ static bool cg_entry_registers(struct handler *h, struct strbuf *file)
 	return ok;
 }
 
+/* A handler's C (with its entry parts) with its own number, wherever it
+ * names itself (hN, hN_frame, RT_PART == N), made "h#": two handlers
+ * whose keys are equal do the same. */
+static char *handler_key(const char *text, int index)
+{
+	char num[32];
+	int len = snprintf(num, sizeof num, "%d", index);
+	struct strbuf k;
+	sb_init(&k);
+	for (const char *p = text; *p;) {
+		bool name = p[0] == 'h' && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'));
+		bool part = !strncmp(p, "RT_PART == ", 11);
+		const char *at = name ? p + 1 : part ? p + 11 : NULL;
+		if (at && !strncmp(at, num, (size_t)len) && !isdigit((unsigned char)at[len])) {
+			sb_puts(&k, name ? "h#" : "RT_PART == #");
+			p = at + len;
+		} else {
+			sb_putc(&k, *p++);
+		}
+	}
+	return sb_detach(&k);
+}
+
+/*
+ * Handlers that came out the same are emitted once and shared by their
+ * probes: a wildcard's handler reading a target variable is made per
+ * site (locations differ), yet most sites keep it in the same register
+ * (kernel.function("vfs_*") reading $file->f_flags: 76 handlers, 20
+ * different). shared[i]: the handler probes of handler i run.
+ */
+struct handler_table {
+	char **keys;
+	int *index;
+	size_t cap;
+};
+
+static int handler_shared(struct handler_table *t, char *key, int index)
+{
+	size_t mask = t->cap - 1;
+	for (size_t i = hash_bytes(HASH_INIT, key, strlen(key)) & mask;; i = (i + 1) & mask) {
+		if (!t->keys[i]) {
+			t->keys[i] = key;
+			t->index[i] = index;
+			return index;
+		}
+		if (!strcmp(t->keys[i], key)) {
+			free(key);
+			return t->index[i];
+		}
+	}
+}
+
 static int usym_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -1898,19 +1954,37 @@ char *cg_translate(struct session *s)
 	for (size_t i = 0; i < prog->functions.n; i++)
 		cg_function(&g, prog->functions.v[i], &file);
 	bool *entry_registers = xcalloc(prog->handlers.n + 1, sizeof *entry_registers);
+	int *shared = xcalloc(prog->handlers.n + 1, sizeof *shared);
+	struct handler_table table = { 0 };
+	for (table.cap = 16; table.cap < 2 * prog->handlers.n; table.cap *= 2)
+		;
+	table.keys = xcalloc(table.cap, sizeof *table.keys);
+	table.index = xcalloc(table.cap, sizeof *table.index);
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
-		cg_handler(&g, h, &file);
+		struct strbuf one;
+		sb_init(&one);
+		cg_handler(&g, h, &one);
 		if (h->entry_exprs.n) {
-			cg_entry_handler(&g, h, &file);
-			entry_registers[i] = cg_entry_registers(h, &file);
+			cg_entry_handler(&g, h, &one);
+			entry_registers[i] = cg_entry_registers(h, &one);
 		}
+		shared[i] = handler_shared(&table, handler_key(one.s, h->index), (int)i);
+		if (shared[i] == (int)i)
+			sb_puts(&file, one.s);
+		sb_free(&one);
 	}
+	for (size_t i = 0; i < table.cap; i++)
+		free(table.keys[i]);
+	free(table.keys);
+	free(table.index);
 	/* The rest is unit 0's. */
 	sb_puts(&file, "#if RT_PART == 0\n");
 	/* The largest frame of each kind, sized by the compiler: one union. */
 	sb_puts(&file, "\nunion rt_handler_frames {\n\tchar none;\n");
 	for (size_t i = 0; i < prog->handlers.n; i++) {
+		if (shared[i] != (int)i)
+			continue;
 		sb_printf(&file, "\tstruct h%zu_frame h%zu;\n", i, i);
 		if (((struct handler *)prog->handlers.v[i])->entry_exprs.n)
 			sb_printf(&file, "\tstruct h%zu_entry_frame h%zu_entry;\n", i, i);
@@ -1947,8 +2021,9 @@ char *cg_translate(struct session *s)
 		const char *fn = p->site ? p->site->function : p->function;
 		char *func = fn ? c_string(fn, strlen(fn)) : xstrdup("0");
 		const struct handler *h = p->handler;
-		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", h->index) : xstrdup("0");
-		char *entry_regs = entry_registers[h->index] ? xasprintf("h%d_entry_regs", h->index)
+		int hi = shared[h->index];
+		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", hi) : xstrdup("0");
+		char *entry_regs = entry_registers[h->index] ? xasprintf("h%d_entry_regs", hi)
 							     : xstrdup("0");
 		sb_printf(&file,
 			  "\t{ .kind = %s, .pp = %s, .pn = %s, .symbol = %s, .function = %s, .module = %s, "
@@ -1962,7 +2037,7 @@ char *cg_translate(struct session *s)
 			  ".nf_pf = %lldLL, .nf_priority = %lldLL },\n",
 			  rt_kind(p->kind), pp, pn, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
-			  p->perf_config, p->perf_sample, h->index, p->optional, p->from_wildcard,
+			  p->perf_config, p->perf_sample, hi, p->optional, p->from_wildcard,
 			  p->needs_regs, entry, entry_regs, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
@@ -1978,6 +2053,7 @@ char *cg_translate(struct session *s)
 		free(entry_regs);
 	}
 	free(entry_registers);
+	free(shared);
 	if (!prog->probes.n)
 		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");
 	sb_puts(&file, "};\n\n");
