@@ -1655,17 +1655,20 @@ static char *handler_key(const char *text, int index)
 	int len = snprintf(num, sizeof num, "%d", index);
 	struct strbuf k;
 	sb_init(&k);
-	for (const char *p = text; *p;) {
+	const char *copied = text;
+	for (const char *p = text; (p = strpbrk(p, "hR"));) {
 		bool name = p[0] == 'h' && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'));
 		bool part = !strncmp(p, "RT_PART == ", 11);
 		const char *at = name ? p + 1 : part ? p + 11 : NULL;
 		if (at && !strncmp(at, num, (size_t)len) && !isdigit((unsigned char)at[len])) {
+			sb_add(&k, copied, (size_t)(p - copied));
 			sb_puts(&k, name ? "h#" : "RT_PART == #");
-			p = at + len;
+			p = copied = at + len;
 		} else {
-			sb_putc(&k, *p++);
+			p++;
 		}
 	}
+	sb_puts(&k, copied);
 	return sb_detach(&k);
 }
 
