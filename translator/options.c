@@ -262,7 +262,10 @@ void options_parse(struct session *s, int argc, char **argv)
 	s->argv = argv;
 	s->last_pass = 5;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:vkm:r:o:S:Fc:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
+	/* Options may follow the script, as with SystemTap (stap script.stp
+	 * -c CMD): getopt moves the words that are not options, the script
+	 * and its arguments, to the end; "--" ends the options. */
+	while ((c = getopt_long(argc, argv, "e:p:vkm:r:o:S:Fc:x:D:s:I:wWqutT:d:gG:l:L:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			s->background = true;
