@@ -309,7 +309,9 @@ static notrace RT_FPROBE_ENTRY(rt_fprobe_entry)
 	if (!p)
 		return 1;
 	call->p = p;
-	if (p->entry_regs) {
+	/* (Registers are always given here; without them the entry part
+	 * runs as a hit, which fails cleanly.) */
+	if (p->entry_regs && regs) {
 		p->entry_regs(regs, call->data);
 		return 0;
 	}
@@ -483,7 +485,7 @@ static notrace int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_r
 	if (!krp)
 		return 1;
 	p = container_of(krp, struct rt_placed, krp)->p;
-	if (p->entry_regs) {
+	if (p->entry_regs && regs) {
 		p->entry_regs(regs, (char *)ri->data);
 		return 0;
 	}
