@@ -180,6 +180,31 @@ static char *memory_read(struct cg *g, struct node *n, const char *fn, int size,
 	return res;
 }
 
+bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
+{
+	switch (b->id) {
+	case B_INT_ARG:
+	case B_S32_ARG:
+		*size = 4, *is_signed = true;
+		return true;
+	case B_UINT_ARG:
+	case B_U32_ARG:
+		*size = 4, *is_signed = false;
+		return true;
+	case B_LONG_ARG:
+	case B_ULONG_ARG:
+	case B_LONGLONG_ARG:
+	case B_ULONGLONG_ARG:
+	case B_S64_ARG:
+	case B_U64_ARG:
+	case B_POINTER_ARG:
+		*size = 8, *is_signed = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
 char *cg_builtin(struct cg *g, struct node *n)
 {
 	const struct builtin *b = n->builtin;
@@ -594,15 +619,14 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_S64_ARG:
 	case B_U64_ARG:
 	case B_POINTER_ARG: {
-		/* 32-bit ones are sign- or zero-extended; the rest are the whole register. */
-		bool narrow = b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
-			      b->id == B_U32_ARG;
-		bool is_signed = b->id == B_INT_ARG || b->id == B_S32_ARG;
+		int size;
+		bool is_signed;
+		arg_builtin(b, &size, &is_signed);
 		char *arg = cg_expr(g, n->list);
 		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
 		loc = loc_literal(n);
 		res = new_long_temp(g);
-		emit(g, "%s = rt_arg(c, %s, %d, %d, %s, %s);", res, arg, narrow ? 4 : 8, is_signed, what,
+		emit(g, "%s = rt_arg(c, %s, %d, %d, %s, %s);", res, arg, size, is_signed, what,
 		     loc);
 		fail_check(g);
 		free(arg);

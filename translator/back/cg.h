@@ -107,5 +107,8 @@ void cg_entry_values(struct cg *g, struct handler *h);
 
 /* cg-builtins.c */
 char *cg_builtin(struct cg *g, struct node *n);
+/* Is b one of int_arg() ... pointer_arg()? Then the bytes it reads of
+ * the argument's register (4: sign- or zero-extended; 8: all of it). */
+bool arg_builtin(const struct builtin *b, int *size, bool *is_signed);
 
 #endif

@@ -1203,7 +1203,7 @@ static void body_begin(struct cg *g, const char *name, struct strbuf *body)
 	g->nloops = 0;
 	g->nparts = 0;
 	/* Numbered per body, so that two bodies that do the same read the
-	 * same (handlers_shared compares them). */
+	 * same (handler_shared compares them). */
 	g->ntemps = 0;
 	g->nstr = g->maxnstr = 0;
 	g->nargs = g->maxnargs = 0;
@@ -1584,19 +1584,13 @@ static char *register_value(const struct node *n)
 {
 	if (n->kind == N_NUM)
 		return xasprintf("(rt_long)%lldLL", n->num);
-	const struct builtin *b = n->kind == N_CALL ? n->builtin : NULL;
-	if (b && (b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
-		  b->id == B_U32_ARG || b->id == B_LONG_ARG || b->id == B_ULONG_ARG ||
-		  b->id == B_LONGLONG_ARG || b->id == B_ULONGLONG_ARG || b->id == B_S64_ARG ||
-		  b->id == B_U64_ARG || b->id == B_POINTER_ARG)) {
+	int size;
+	bool is_signed;
+	if (n->kind == N_CALL && n->builtin && arg_builtin(n->builtin, &size, &is_signed)) {
 		const struct node *arg = n->list;
 		if (!arg || arg->next || arg->kind != N_NUM || arg->num < 1 || arg->num > 6)
 			return NULL;
-		bool narrow = b->id == B_INT_ARG || b->id == B_UINT_ARG || b->id == B_S32_ARG ||
-			      b->id == B_U32_ARG;
-		bool is_signed = b->id == B_INT_ARG || b->id == B_S32_ARG;
-		return xasprintf("rt_regs_arg(regs, %lld, %d, %d)", arg->num, narrow ? 4 : 8,
-				 is_signed);
+		return xasprintf("rt_regs_arg(regs, %lld, %d, %d)", arg->num, size, is_signed);
 	}
 	const struct target_access *a = n->kind == N_TARGET ? n->access : NULL;
 	if (!a || a->result != TA_INT || !a->loc || a->base_expr || a->materialize || a->nsteps ||
@@ -1676,8 +1670,9 @@ static char *handler_key(const char *text, int index)
  * Handlers that came out the same are emitted once and shared by their
  * probes: a wildcard's handler reading a target variable is made per
  * site (locations differ), yet most sites keep it in the same register
- * (kernel.function("vfs_*") reading $file->f_flags: 76 handlers, 20
- * different). shared[i]: the handler probes of handler i run.
+ * (kernel.function("vfs_*") reading $file->f_flags: 76 handlers, 4
+ * different). The table of those emitted, by key: handler_shared gives
+ * the first with the same key, the one the probes of the handler run.
  */
 struct handler_table {
 	char **keys;
