@@ -2405,23 +2405,43 @@ static size_t pattern_min_len(const char *p)
 	return n;
 }
 
-/* The longest run of plain characters in pattern (none special to
- * fnmatch), into run; its length. */
+/* The longest run of characters every name pattern matches holds as
+ * they are (none of *, ? or a [...] set; an escaped one counts as
+ * itself), into run (cap bytes); its length. */
 static size_t pattern_literal(const char *pattern, char *run, size_t cap)
 {
-	size_t best = 0;
-	for (const char *p = pattern; *p;) {
-		size_t n = strcspn(p, "*?[\\");
+	char cur[256];
+	size_t best = 0, n = 0;
+	for (const char *p = pattern;; p++) {
+		if (*p && *p != '*' && *p != '?' && *p != '[') {
+			if (*p == '\\' && p[1])
+				p++;
+			if (n + 1 < sizeof cur) {
+				cur[n++] = *p;
+				continue;
+			}
+		}
 		if (n > best && n < cap) {
-			memcpy(run, p, n);
+			memcpy(run, cur, n);
 			run[n] = 0;
 			best = n;
 		}
-		p += n;
-		if (*p)
-			p++;
+		n = 0;
+		if (!*p)
+			return best;
+		if (*p == '[') {
+			/* Past the set (a ']' first is one of its characters). */
+			const char *q = p + 1;
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']')
+				q++;
+			if (*q)
+				p = q;
+		}
 	}
-	return best;
 }
 
 /* Does a string of the table strs (size bytes, NUL-terminated strings)
