@@ -75,10 +75,12 @@ static __always_inline void rt_overload_account(struct rt_cpu *cpu, u64 now)
  * entry data for those. Nonzero when the body did not run to its end.
  * task_context: the caller runs where it may sleep (uprobe handlers), so
  * interrupts are on and need not be saved, only turned off and on.
+ * check_rcu: the caller (an ftrace callback) may run where RCU does not
+ * watch (idle and entry code), and such a hit is skipped and counted.
  */
 static __always_inline int rt_run_hit_in(const struct rt_probe *p,
 					 int (*body)(struct rt_context *c), struct pt_regs *regs,
-					 char *data, bool task_context)
+					 char *data, bool task_context, bool check_rcu)
 {
 	unsigned long flags = 0;
 	struct rt_cpu *cpu;
@@ -91,6 +93,11 @@ static __always_inline int rt_run_hit_in(const struct rt_probe *p,
 		local_irq_disable();
 	} else {
 		local_irq_save(flags);
+	}
+	if (check_rcu && unlikely(!rt_rcu_watching())) {
+		rt_count_skip(&rt_sess.skipped_unsafe);
+		failed = 1;
+		goto out;
 	}
 	cpu = this_cpu_ptr(rt_sess.cpus);
 	if (unlikely(cpu->busy)) {
@@ -119,7 +126,15 @@ out:
 static __always_inline int rt_run_hit(const struct rt_probe *p, int (*body)(struct rt_context *c),
 				      struct pt_regs *regs, char *data)
 {
-	return rt_run_hit_in(p, body, regs, data, false);
+	return rt_run_hit_in(p, body, regs, data, false, false);
+}
+
+/* A hit from an ftrace callback (check_rcu above). */
+static __always_inline int rt_run_hit_ftrace(const struct rt_probe *p,
+					     int (*body)(struct rt_context *c),
+					     struct pt_regs *regs, char *data)
+{
+	return rt_run_hit_in(p, body, regs, data, false, true);
 }
 
 static __always_inline void rt_run_probe(const struct rt_probe *p, struct pt_regs *regs)

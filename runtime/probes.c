@@ -115,10 +115,12 @@ static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsig
 	int k;
 	unsigned long at;
 
-	/* Functions where RCU is not watching (idle, entry code) are left
-	 * alone: the runtime's own calls may need it. */
-	if (unlikely(!rcu_is_watching())) {
-		rt_count_skip(&rt_sess.skipped_unsafe);
+	/* Hits where RCU is not watching (idle, entry code) are skipped
+	 * (rt_run_hit_ftrace): the runtime's own calls may need it. */
+	if (set->n == 1) {
+		/* Its filter holds one address: every call is for this probe
+		 * (the search and its loops cost a hit about 25 instructions). */
+		rt_run_hit_ftrace(set->v[0].pl->p, set->v[0].pl->p->handler, regs, NULL);
 		return;
 	}
 	k = rt_fentry_at(set->v, set->n, ip);
@@ -128,7 +130,7 @@ static __always_inline void rt_fentry_run(const struct rt_fentry_set *set, unsig
 	while (k > 0 && set->v[k - 1].ip == at)
 		k--;
 	for (; k < set->n && set->v[k].ip == at; k++)
-		rt_run_probe(set->v[k].pl->p, regs);
+		rt_run_hit_ftrace(set->v[k].pl->p, set->v[k].pl->p->handler, regs, NULL);
 }
 
 static notrace RT_FTRACE_CALLBACK(rt_ftrace_hit)
@@ -301,7 +303,8 @@ static notrace RT_FPROBE_ENTRY(rt_fprobe_entry)
 	struct rt_fexit_call *call = entry_data;
 	const struct rt_probe *p;
 
-	if (unlikely(!rcu_is_watching())) {
+	/* (fprobe calls its handlers with preemption off.) */
+	if (unlikely(!rt_rcu_watching())) {
 		rt_count_skip(&rt_sess.skipped_unsafe);
 		return 1;
 	}
@@ -333,7 +336,7 @@ static notrace RT_FPROBE_EXIT(rt_fprobe_exit_only)
 {
 	const struct rt_probe *p;
 
-	if (unlikely(!rcu_is_watching())) {
+	if (unlikely(!rt_rcu_watching())) {
 		rt_count_skip(&rt_sess.skipped_unsafe);
 		return;
 	}

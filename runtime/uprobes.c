@@ -248,7 +248,7 @@ static __always_inline int rt_uprobe_run(struct uprobe_consumer *uc, struct pt_r
 	const struct rt_probe *p = container_of(uc, struct rt_uplace, uc)->p;
 
 	if (!filtered || rt_task_in_target(current))
-		rt_run_hit_in(p, p->handler, regs, NULL, true);
+		rt_run_hit_in(p, p->handler, regs, NULL, true, false);
 	return 0;
 }
 
@@ -276,7 +276,7 @@ static notrace RT_UPROBE_HANDLER(rt_uprobe_entry_hit)
 		atomic64_inc(&rt_ureturns_missed);
 		return 0;
 	}
-	if (rt_run_hit_in(p, p->entry, regs, call->data, true))
+	if (rt_run_hit_in(p, p->entry, regs, call->data, true, false))
 		rt_ucall_free(call);
 	return 0;
 }
@@ -290,7 +290,7 @@ static notrace RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 	if (!rt_is_target(current))
 		return 0;
 	if (!p->entry) {
-		rt_run_hit_in(p, p->handler, regs, NULL, true);
+		rt_run_hit_in(p, p->handler, regs, NULL, true, false);
 		return 0;
 	}
 	/* The return popped the return address: the entry's sp is 8 below. */
@@ -299,7 +299,7 @@ static notrace RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 		atomic64_inc(&rt_ureturns_missed);
 		return 0;
 	}
-	rt_run_hit_in(p, p->handler, regs, call->data, true);
+	rt_run_hit_in(p, p->handler, regs, call->data, true, false);
 	rt_ucall_free(call);
 	return 0;
 }

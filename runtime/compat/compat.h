@@ -149,6 +149,23 @@ static inline int rt_ftrace_filter_ips(struct ftrace_ops *ops, unsigned long *ip
 #endif
 
 /*
+ * Does RCU watch this CPU? Asked with preemption off (interrupts off in a
+ * hit): the context-tracking state read inline where the kernel offers it
+ * (probes: rcu_is_watching_curr_cpu.c, 6.12; rcu_dynticks_curr_cpu_in_eqs.c,
+ * 6.1), else rcu_is_watching(), a call that costs a hit on ftrace about 30
+ * instructions.
+ */
+#if defined(RT_HAVE_RCU_IS_WATCHING_CURR_CPU)
+#include <linux/context_tracking.h>
+#define rt_rcu_watching() rcu_is_watching_curr_cpu()
+#elif defined(RT_HAVE_RCU_DYNTICKS_CURR_CPU_IN_EQS)
+#include <linux/context_tracking.h>
+#define rt_rcu_watching() (!rcu_dynticks_curr_cpu_in_eqs())
+#else
+#define rt_rcu_watching() rcu_is_watching()
+#endif
+
+/*
  * Return probes through one fprobe (probe: fprobe.c): its exit handler
  * runs from ftrace's return hook, with no kretprobe (and no kprobe) per
  * function. Without it, every return probe is a kretprobe.
