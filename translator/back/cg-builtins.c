@@ -182,27 +182,23 @@ static char *memory_read(struct cg *g, struct node *n, const char *fn, int size,
 
 bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
 {
-	switch (b->id) {
-	case B_INT_ARG:
-	case B_S32_ARG:
-		*size = 4, *is_signed = true;
-		return true;
-	case B_UINT_ARG:
-	case B_U32_ARG:
-		*size = 4, *is_signed = false;
-		return true;
-	case B_LONG_ARG:
-	case B_ULONG_ARG:
-	case B_LONGLONG_ARG:
-	case B_ULONGLONG_ARG:
-	case B_S64_ARG:
-	case B_U64_ARG:
-	case B_POINTER_ARG:
-		*size = 8, *is_signed = false;
-		return true;
-	default:
-		return false;
-	}
+	static const struct {
+		enum builtin_id id;
+		int size;
+		bool is_signed;
+	} args[] = {
+		{ B_INT_ARG, 4, true },	      { B_S32_ARG, 4, true },	     { B_UINT_ARG, 4, false },
+		{ B_U32_ARG, 4, false },      { B_LONG_ARG, 8, false },	     { B_ULONG_ARG, 8, false },
+		{ B_LONGLONG_ARG, 8, false }, { B_ULONGLONG_ARG, 8, false }, { B_S64_ARG, 8, false },
+		{ B_U64_ARG, 8, false },      { B_POINTER_ARG, 8, false },
+	};
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+		if (args[i].id == b->id) {
+			*size = args[i].size;
+			*is_signed = args[i].is_signed;
+			return true;
+		}
+	return false;
 }
 
 char *cg_builtin(struct cg *g, struct node *n)
@@ -619,8 +615,8 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case B_S64_ARG:
 	case B_U64_ARG:
 	case B_POINTER_ARG: {
-		int size;
-		bool is_signed;
+		int size = 8;
+		bool is_signed = false;
 		arg_builtin(b, &size, &is_signed);
 		char *arg = cg_expr(g, n->list);
 		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));

@@ -2375,6 +2375,21 @@ static void walk_inlines(struct inline_walk *iw, Dwarf_Die *parent)
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
 
+/* The ']' closing the set that opens at p ('['), or NULL when nothing
+ * closes it (fnmatch then takes the '[' as itself). A ']' first, after
+ * any '!' or '^', is one of the set's characters. */
+static const char *pattern_set_end(const char *p)
+{
+	const char *q = p + 1;
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	while (*q && *q != ']')
+		q++;
+	return *q ? q : NULL;
+}
+
 /* The fewest bytes a name fnmatch(pattern) takes can have. */
 static size_t pattern_min_len(const char *p)
 {
@@ -2385,15 +2400,8 @@ static size_t pattern_min_len(const char *p)
 			continue;
 		}
 		if (*p == '[') {
-			const char *q = p + 1;
-			if (*q == '!' || *q == '^')
-				q++;
-			if (*q == ']')
-				q++;
-			while (*q && *q != ']')
-				q++;
-			/* Unterminated: a plain '['. */
-			p = *q ? q + 1 : p + 1;
+			const char *end = pattern_set_end(p);
+			p = end ? end + 1 : p + 1;
 			n++;
 			continue;
 		}
@@ -2429,18 +2437,8 @@ static size_t pattern_literal(const char *pattern, char *run, size_t cap)
 		n = 0;
 		if (!*p)
 			return best;
-		if (*p == '[') {
-			/* Past the set (a ']' first is one of its characters). */
-			const char *q = p + 1;
-			if (*q == '!' || *q == '^')
-				q++;
-			if (*q == ']')
-				q++;
-			while (*q && *q != ']')
-				q++;
-			if (*q)
-				p = q;
-		}
+		if (*p == '[' && pattern_set_end(p))
+			p = pattern_set_end(p);
 	}
 }
 
