@@ -2,7 +2,8 @@
 /*
  * The script's memory, bounded before it is asked for. When the script
  * starts, the runtime adds up everything it is about to allocate (arrays,
- * statistics, per-CPU state, output buffers, the probe table) and refuses
+ * statistics, per-CPU state, output buffers, the probe table) or may
+ * allocate later on others' behalf (the opens of its procfs files) and refuses
  * to start, naming the parts, when that is more than MAXMEMORY (a quarter
  * of the machine's RAM unless -D MAXMEMORY=KiB says otherwise) or more
  * than half of what the machine has available right now: a script must
@@ -14,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "runtime.h"
@@ -63,23 +65,30 @@ int rt_memory_check(void)
 {
 	size_t maps = rt_maps_bytes(), cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
 	size_t out = size_add(rt_transport_bytes(), rt_ustack_bytes()), probes = rt_probes_bytes();
-	size_t total = size_add(size_add(maps, cpus), size_add(out, probes));
+	size_t files = rt_procfs_bytes();
+	size_t total = size_add(size_add(size_add(maps, cpus), size_add(out, probes)), files);
 	unsigned long long limit, avail = (unsigned long long)si_mem_available() << PAGE_SHIFT;
 	bool given = rt_script.maxmemory_kb > 0;
+	char parts[256];
 
 	limit = given ? (unsigned long long)rt_script.maxmemory_kb << 10
 		      : ((unsigned long long)totalram_pages() << PAGE_SHIFT) / 4;
 	if (total <= limit && total <= avail / 2)
 		return 0;
+	snprintf(parts, sizeof(parts),
+		 "arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB",
+		 RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes));
+	if (files)
+		snprintf(parts + strlen(parts), sizeof(parts) - strlen(parts),
+			 ", procfs files %llu MiB (PROCFS_MAXOPEN opens of each)", RT_MIB(files));
 	if (total > limit)
 		rt_message("error",
-			   "the script needs %llu MiB of kernel memory (arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB), more than MAXMEMORY = %llu MiB%s; declare smaller arrays (global m[N]), lower MAXMAPENTRIES or MAXSTRINGLEN, or raise the limit with -D MAXMEMORY=KIB",
-			   RT_MIB(total), RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes),
-			   RT_MIB(limit), given ? "" : " (a quarter of this machine's memory)");
+			   "the script needs %llu MiB of kernel memory (%s), more than MAXMEMORY = %llu MiB%s; declare smaller arrays (global m[N]), lower MAXMAPENTRIES, MAXSTRINGLEN or a procfs maxsize, or raise the limit with -D MAXMEMORY=KIB",
+			   RT_MIB(total), parts, RT_MIB(limit),
+			   given ? "" : " (a quarter of this machine's memory)");
 	else
 		rt_message("error",
-			   "the script needs %llu MiB of kernel memory (arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB), more than half of the %llu MiB this machine has available now; declare smaller arrays (global m[N]) or lower MAXMAPENTRIES or MAXSTRINGLEN",
-			   RT_MIB(total), RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes),
-			   RT_MIB(avail));
+			   "the script needs %llu MiB of kernel memory (%s), more than half of the %llu MiB this machine has available now; declare smaller arrays (global m[N]) or lower MAXMAPENTRIES, MAXSTRINGLEN or a procfs maxsize",
+			   RT_MIB(total), parts, RT_MIB(avail));
 	return -ENOMEM;
 }

@@ -15,7 +15,7 @@
 #include "format.h" /* struct rt_fmt_arg: printf arguments */
 #include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
 
-#define RT_API_VERSION 19
+#define RT_API_VERSION 20
 
 typedef long long rt_long;
 typedef unsigned long rt_size;
@@ -172,6 +172,7 @@ struct rt_script {
 	rt_size maxustack;       /* user stack bytes a sample copies; 0: no user stacks */
 	int ustack_keys;         /* user-stack strings may key arrays: fold them by staprun's aliases */
 	int ncounters;           /* globals only ever added to: each CPU counts in c->counters */
+	rt_long procfs_maxopen;  /* opens of one procfs file at once (the last one root's) */
 };
 
 extern const struct rt_script rt_script;

@@ -14,11 +14,11 @@
 
 #include "runtime.h"
 
-/* The statement budget, handed out RT_ACTION_WINDOW at a time
+/* The statement budget, handed out rt_clock.window at a time
  * (rt_actions_refill): the first window and what is left beyond it. */
 static inline void rt_budget_split(rt_long budget, rt_long *window, rt_long *reserve)
 {
-	*window = min_t(rt_long, budget, RT_ACTION_WINDOW);
+	*window = min_t(rt_long, budget, rt_clock.window);
 	*reserve = budget - *window;
 }
 

@@ -104,7 +104,8 @@ static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
 /* Size of a hit's staging buffer; larger output is committed in pieces. */
 #define RT_STAGING_SIZE 8192
 
-/* Statements a hit runs between two checks of its time. */
+/* Statements a hit runs between two checks of its time, at most (with
+ * long strings, fewer: rt_clock.window). */
 #define RT_ACTION_WINDOW 256
 
 /* session.c */
@@ -128,6 +129,10 @@ struct rt_clock {
 	 * check is off); ov_threshold: what a hit's sum is compared with, the
 	 * same, or 0 with -t so that every hit goes to rt_overload_check(). */
 	u64 hit_limit, ov_interval, ov_threshold, ov_limit;
+	/* Statements between two checks of the time (rt_budget_split):
+	 * fewer when strings are long, since each may then copy MAXSTRINGLEN
+	 * bytes a few times over */
+	rt_long window;
 	/* MAXACTION as a hit's first window and the rest (rt_budget_split) */
 	rt_long hit_actions, hit_reserve;
 };
@@ -205,6 +210,8 @@ int rt_tasks_start(void);
 /* procfs.c: the procfs probes' files, made at start, removed at stop. */
 int rt_procfs_start(void);
 void rt_procfs_stop(void);
+/* What the files' opens may allocate at most (PROCFS_MAXOPEN buffers each). */
+size_t rt_procfs_bytes(void);
 void rt_tasks_stop(void);
 bool rt_task_is_target(struct task_struct *t);
 /* The program (an index) probe names, -1: any (or not a task probe). */

@@ -282,7 +282,7 @@ static void rt_fail_actions(struct rt_context *c, const char *loc)
 		rt_fail_limit(c, "MAXACTION", rt_script.maxaction, loc);
 }
 
-struct rt_clock rt_clock;
+struct rt_clock rt_clock = { .window = RT_ACTION_WINDOW };
 
 /* Cycles per millisecond: the TSC's rate, or measured against local_clock(). */
 void rt_clock_init(void)
@@ -307,6 +307,11 @@ void rt_clock_init(void)
 	rt_clock.ov_limit = rt_clock.ov_threshold;
 	if (rt_script.timing)
 		rt_clock.ov_threshold = 0;
+	/* 256 statements of 512-byte strings between two looks at the clock;
+	 * with 64 KiB strings, two (a statement of those took half a
+	 * millisecond in the guest, and MAXHITTIME was overrun by 50 ms). */
+	rt_clock.window = clamp_t(rt_long, RT_ACTION_WINDOW * 512 / rt_script.maxstringlen, 1,
+				  RT_ACTION_WINDOW);
 	rt_budget_split(rt_script.maxaction, &rt_clock.hit_actions, &rt_clock.hit_reserve);
 }
 
@@ -345,7 +350,7 @@ int rt_actions_refill(struct rt_context *c, const char *loc)
 	}
 	if (rt_hit_overtime(c, loc))
 		return 1;
-	c->actions = min_t(rt_long, left, RT_ACTION_WINDOW);
+	c->actions = min_t(rt_long, left, rt_clock.window);
 	*reserve = left - c->actions;
 	return 0;
 }
@@ -748,8 +753,11 @@ bool rt_quiesced(void)
 /*
  * staprun went away without `stop` (kill -9, a crash): nothing would ever
  * stop the probes, so stop them now; the end probes still run (their
- * output has no reader). staprun's guardian, or the next staprun of this
- * module, unloads it (ctl says "orphaned 1").
+ * output has no reader). staprun's guardian, or the next staprun to start
+ * (of any script), unloads it (ctl says "orphaned 1"); until then the
+ * arrays and statistics, most of what a script holds, are given back:
+ * nothing reads them once the end probes have run, and the OOM killer,
+ * which may be what took staprun, wants the memory now.
  */
 void rt_ctl_orphan(void)
 {
@@ -760,8 +768,12 @@ void rt_ctl_orphan(void)
 			THIS_MODULE->name);
 	}
 	mutex_unlock(&rt_ctl_mutex);
-	if (rt_sess.orphaned)
-		rt_ctl_stop();
+	if (!rt_sess.orphaned)
+		return;
+	rt_ctl_stop();
+	mutex_lock(&rt_ctl_mutex);
+	rt_free_data();
+	mutex_unlock(&rt_ctl_mutex);
 }
 
 int rt_ctl_set_target(pid_t pid, bool children)

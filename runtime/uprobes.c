@@ -321,13 +321,16 @@ static const char *rt_uprobe_errno_text(int rc)
 }
 
 /*
- * The GNU build-id of an ELF file, as hex into hex (at least 129 bytes):
- * from its program headers' notes, read with kernel_read. False if it
- * has none or cannot be read.
+ * The GNU build-id of the ELF file at path, as hex into hex (at least 129
+ * bytes): from its program headers' notes, read with kernel_read. False
+ * if it has none or cannot be read. The file was looked up once and is
+ * a regular file (a FIFO's open waits for a writer, a device's may do
+ * anything), and it is opened without blocking, from that lookup, so
+ * what is read is what the probes go on.
  */
-static bool rt_file_build_id(const char *path, char *hex)
+static bool rt_file_build_id(const struct path *path, char *hex)
 {
-	struct file *f = filp_open(path, O_RDONLY, 0);
+	struct file *f = dentry_open(path, O_RDONLY | O_NONBLOCK, current_cred());
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	char *buf = NULL;
@@ -337,7 +340,8 @@ static bool rt_file_build_id(const char *path, char *hex)
 
 	if (IS_ERR(f))
 		return false;
-	if (kernel_read(f, &eh, sizeof(eh), &pos) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	if (!S_ISREG(file_inode(f)->i_mode) ||
+	    kernel_read(f, &eh, sizeof(eh), &pos) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 64)
 		goto out;
 	buf = kmalloc(4096, GFP_KERNEL);
@@ -368,19 +372,20 @@ static bool rt_file_build_id(const char *path, char *hex)
 	}
 out:
 	kfree(buf);
-	filp_close(f, NULL);
+	fput(f);
 	return found;
 }
 
-/* Is the file at path the build the script was made for? A probe at a
- * file offset of another build could land inside an instruction. */
-static bool rt_same_build(const struct rt_probe *p, const char **why)
+/* Is the file the probes go on (path) the build the script was made for?
+ * A probe at a file offset of another build could land inside an
+ * instruction. */
+static bool rt_same_build(const struct rt_probe *p, const struct path *path, const char **why)
 {
 	static char have[129];
 
 	if (!p->module_build_id)
 		return true;
-	if (!rt_file_build_id(p->symbol, have))
+	if (!rt_file_build_id(path, have))
 		strscpy(have, "(none found)", sizeof(have));
 	if (!strcmp(have, p->module_build_id))
 		return true;
@@ -399,12 +404,6 @@ int rt_uprobe_place(int i, const char **why)
 	int rc;
 
 	up->p = p;
-	/* Each file once: probes on one file follow each other. */
-	if (i == 0 || !p->module_build_id || strcmp(rt_script.probes[i - 1].symbol ?: "", p->symbol) ||
-	    !rt_uplaces[i - 1].placed) {
-		if (!rt_same_build(p, why))
-			return -ESTALE;
-	}
 	rc = kern_path(p->symbol, LOOKUP_FOLLOW, &up->path);
 	if (rc) {
 		*why = rt_uprobe_errno_text(rc);
@@ -416,6 +415,15 @@ int rt_uprobe_place(int i, const char **why)
 		path_put(&up->path);
 		*why = rt_uprobe_errno_text(-EACCES);
 		return -EACCES;
+	}
+	/* Each file once: probes on one file follow each other (and a file
+	 * put in its place meanwhile is checked again). */
+	if (i == 0 || !rt_uplaces[i - 1].placed || rt_uplaces[i - 1].inode != up->inode ||
+	    strcmp(rt_script.probes[i - 1].symbol ?: "", p->symbol)) {
+		if (!rt_same_build(p, &up->path, why)) {
+			path_put(&up->path);
+			return -ESTALE;
+		}
 	}
 	if (p->kind == RT_UPROBE)
 		up->uc.handler = rt_sess.target ? rt_uprobe_hit_filtered : rt_uprobe_hit;

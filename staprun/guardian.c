@@ -112,6 +112,15 @@ static void sr_guardian_run(const char *name, int in)
 	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
 	setpgid(0, 0);
+	/* The OOM killer, which may well take staprun, must leave the one
+	 * that cleans up after it: the guardian holds a few pages. */
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "-1000", 5) != 5)
+			sr_guardian_log("cannot keep the OOM killer away from the guardian: %s",
+					strerror(errno));
+		close(fd);
+	}
 	/* Hold none of staprun's files, stderr aside: above all not out, whose
 	 * closing tells the kernel that staprun is gone. */
 	for (fd = 3; fd < 1024; fd++)

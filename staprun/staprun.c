@@ -12,6 +12,7 @@
  */
 #include "staprun.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1252,7 +1253,8 @@ static void sr_stdio_open(void)
 }
 
 /*
- * Loading kernel modules takes CAP_SYS_MODULE: checked before anything
+ * Loading kernel modules takes CAP_SYS_MODULE, and so does attaching to a
+ * running one (its control files ask for it): checked before anything
  * else, so that nobody else learns anything from staprun (or gets it to
  * open files) by running it.
  */
@@ -1265,31 +1267,45 @@ static int sr_check_privilege(void)
 	if (syscall(SYS_capget, &hdr, data) == 0 &&
 	    (data[CAP_SYS_MODULE / 32].effective & (1u << (CAP_SYS_MODULE % 32))))
 		return 0;
-	sr_error("loading a Tapline module takes CAP_SYS_MODULE: run staprun as root");
+	if (opt.attach)
+		sr_error("attaching to a running Tapline module (-A %s) takes CAP_SYS_MODULE, as "
+			 "loading one does: run staprun as root", opt.attach);
+	else
+		sr_error("loading a Tapline module takes CAP_SYS_MODULE: run staprun as root");
 	return -1;
 }
 
 /*
- * A module of this name is loaded already: if its staprun died and the
- * kernel stopped it (ctl says orphaned and stopped) but nobody unloaded it,
- * it is what is left of an earlier run of this very module: unload it.
+ * What earlier runs left behind: a module whose staprun and guardian both
+ * died (kill -9 of both, the OOM killer) was stopped by the kernel (ctl
+ * says orphaned and stopped) but stays loaded, its memory held, until
+ * someone unloads it. Each staprun unloads every such module it finds
+ * before it loads its own, whatever their names: this one's, if it is
+ * one of them, and any other script's.
  */
-static void sr_unload_orphan(const char *name)
+static void sr_unload_orphans(void)
 {
-	char path[128], err[SR_ERR_MAX];
+	char err[SR_ERR_MAX];
 	struct sr_status st;
-	int orphan;
+	struct dirent *e;
+	DIR *d = opendir(SR_PROC_DIR);
 
-	snprintf(path, sizeof(path), SR_PROC_DIR "/tapline_%s/ctl", name);
-	if (access(path, F_OK) != 0 || sr_ctl_read(name, &st, err, sizeof(err)))
+	if (!d)
 		return;
-	orphan = st.orphaned && !strcmp(st.state, "stopped");
-	sr_status_free(&st);
-	if (!orphan)
-		return;
-	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
-		sr_warn("unloaded module %s, left behind stopped by an earlier staprun that died",
-			name);
+	while ((e = readdir(d))) {
+		const char *name = e->d_name + 8;
+		int orphan;
+
+		if (strncmp(e->d_name, "tapline_", 8) || !*name || strlen(name) > SR_NAME_MAX ||
+		    sr_ctl_read(name, &st, err, sizeof(err)))
+			continue;
+		orphan = st.orphaned && !strcmp(st.state, "stopped");
+		sr_status_free(&st);
+		if (orphan && syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+			sr_warn("unloaded module %s, left behind stopped by an earlier staprun that died",
+				name);
+	}
+	closedir(d);
 }
 
 int main(int argc, char **argv)
@@ -1333,7 +1349,7 @@ int main(int argc, char **argv)
 	}
 	/* Before the load, so that Ctrl-C during it still unloads. */
 	sr_install_signals();
-	sr_unload_orphan(name);
+	sr_unload_orphans();
 	rc = sr_load(&mod);
 	sr_module_free(&mod);
 	if (rc)

@@ -58,8 +58,11 @@ static void usage(FILE *f)
 		"                MAXHITTIME (us one hit may run), MAXMEMORY (KiB the script may\n"
 		"                take), STP_OVERLOAD_THRESHOLD and STP_OVERLOAD_INTERVAL (ns);\n"
 		"                -D STP_NO_OVERLOAD turns the overload check off; MAXBACKTRACE\n"
-		"                (frames, at most 64), KRETACTIVE (MAXACTIVE); -D NAME alone is\n"
-		"                NAME=1; other names go to the compiler, as in SystemTap\n"
+		"                (frames, at most 64), KRETACTIVE (MAXACTIVE); PROCFS_UMASK\n"
+		"                (octal, default 077: procfs files are root's alone; 0: readable\n"
+		"                by all, as in SystemTap), PROCFS_MAXOPEN (opens of one procfs\n"
+		"                file at once, default 8); -D NAME alone is NAME=1; other names\n"
+		"                go to the compiler, as in SystemTap\n"
 		"  -s MB         output buffer per CPU, in MiB (default 1)\n"
 		"  -I DIR        also read tapsets from DIR\n"
 		"  -w            no warnings\n"
@@ -515,6 +518,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_STP_NO_OVERLOAD, 0, 1 },
 		{ LIMIT_MAXMEMORY, 0, 1LL << 40 },     { LIMIT_MAXBACKTRACE, 1, 64 },
 		{ LIMIT_MAXUSTACK, 64, 65536 },
+		{ LIMIT_PROCFS_UMASK, 0, 0777 },       { LIMIT_PROCFS_MAXOPEN, 1, 1024 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
 		long long v = s->limits[bounds[i].id];

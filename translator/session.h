@@ -35,7 +35,9 @@
 	X(STP_NO_OVERLOAD, 0, "1 (or -D STP_NO_OVERLOAD alone): no overload check")             \
 	X(MAXMEMORY, 0, "KiB of kernel memory the script may take (0: a quarter of RAM)")     \
 	X(MAXBACKTRACE, 32, "frames a backtrace shows (at most 64)") \
-	X(MAXUSTACK, 8192, "bytes of user stack a user backtrace copies (64 to 65536)")
+	X(MAXUSTACK, 8192, "bytes of user stack a user backtrace copies (64 to 65536)") \
+	X(PROCFS_UMASK, 077, "permissions taken from every procfs file (0: SystemTap's, 0444/0200)") \
+	X(PROCFS_MAXOPEN, 8, "opens of one procfs file at once, the last kept for root")
 
 enum limit_id {
 #define X(name, def, what) LIMIT_##name,

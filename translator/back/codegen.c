@@ -2148,6 +2148,7 @@ char *cg_translate(struct session *s)
 		  "\t.maxustack = %lld,\n"
 		  "\t.ustack_keys = %d,\n"
 		  "\t.ncounters = %d,\n"
+		  "\t.procfs_maxopen = %lld,\n"
 		  "};\n",
 		  prog->probes.n, prog->globals.n, hsize, lim[LIMIT_MAXNESTING], fsize,
 		  lim[LIMIT_MAXSTRINGLEN], lim[LIMIT_MAXACTION], lim[LIMIT_MAXACTION_INTERRUPTIBLE],
@@ -2164,7 +2165,8 @@ char *cg_translate(struct session *s)
 		  lim[LIMIT_STP_NO_OVERLOAD] ? 0 : lim[LIMIT_STP_OVERLOAD_INTERVAL],
 		  lim[LIMIT_STP_OVERLOAD_THRESHOLD], lim[LIMIT_MAXMEMORY], prog->user_objects.n,
 		  lim[LIMIT_MAXBACKTRACE], s->suppress_handler_errors, s->timing,
-		  ustacks ? lim[LIMIT_MAXUSTACK] : 0LL, ustacks == 2, prog->ncounters);
+		  ustacks ? lim[LIMIT_MAXUSTACK] : 0LL, ustacks == 2, prog->ncounters,
+		  lim[LIMIT_PROCFS_MAXOPEN]);
 	sb_puts(&file, "#endif\n");
 	pv_free(&g.statics);
 	free(g.map_of);

@@ -286,7 +286,10 @@ static void begin_end(struct pp_ctx *c, enum probe_kind kind)
  * procfs[("NAME")][.umask(U)].read[.maxsize(N)] and .write: the file
  * /proc/systemtap/MODULE/NAME ("command" when unnamed), read or written
  * by anyone its mode lets (0444 for reading, 0200 for writing, less the
- * umask). $value holds MAXSTRINGLEN bytes, or N.
+ * umask and PROCFS_UMASK, which leaves root alone by default). $value
+ * holds MAXSTRINGLEN bytes, or N; each of the PROCFS_MAXOPEN opens the
+ * file may have at once has one, so N that many times must fit in
+ * MAXMEMORY (the runtime checks the default, a share of the machine's).
  */
 static void procfs_point(struct pp_ctx *c)
 {
@@ -338,6 +341,16 @@ static void procfs_point(struct pp_ctx *c)
 				   "maxsize(%lld): 1 to 16777216 bytes", maxsize);
 			return;
 		}
+		long long opens = c->s->limits[LIMIT_PROCFS_MAXOPEN];
+		long long memory_kb = c->s->limits[LIMIT_MAXMEMORY];
+		if (memory_kb && maxsize * opens > memory_kb * 1024) {
+			diag_error(c->comps[i].loc, D_BAD_PROBE_ARG,
+				   "maxsize(%lld): PROCFS_MAXOPEN = %lld opens of %lld bytes each "
+				   "need %lld KiB, more than MAXMEMORY = %lld KiB",
+				   maxsize, opens, maxsize, (maxsize * opens + 1023) / 1024, memory_kb);
+			diag_hint("a smaller maxsize, -D PROCFS_MAXOPEN=N, or a larger -D MAXMEMORY=KIB");
+			return;
+		}
 		i++;
 	}
 	if (i != c->n) {
@@ -345,7 +358,7 @@ static void procfs_point(struct pp_ctx *c)
 		return;
 	}
 	struct probe *p = add_probe(c, kind, name, 0);
-	p->procfs_umask = umask;
+	p->procfs_umask = umask | c->s->limits[LIMIT_PROCFS_UMASK];
 	p->procfs_maxsize = maxsize;
 }
 
