@@ -15,12 +15,18 @@
  *
  * Creating an event can sleep and the scheduler's tracepoints (tasks.c)
  * cannot: threads running at start get their events then; a process
- * that comes to run PATH by exec from one not counted gets them from a
- * worker a few microseconds on (until then @perf reads 0). Our own
- * events are released by the worker once they stopped counting (their
- * thread exited) and no copy is left, the rest at stop (each takes its
- * copies with it); the kernel frees events after an RCU grace period,
- * which a probe's read is inside.
+ * that comes to run PATH by exec from one not counted (or a child of one
+ * whose events were not made yet) gets them from a task work, which the
+ * thread runs itself before it returns to user space, so that its first
+ * instruction there is counted and no probe of it reads 0 (a worker made
+ * them a little later, and a real-time thread, which keeps its CPU from
+ * the worker until it sleeps, read 0 in every probe before that).
+ * The module may not go while a task work is queued (its code is ours,
+ * and the kernel exports no way to take it back): stop waits for every
+ * one to have run. Our own events are released by a worker once they
+ * stopped counting (their thread exited) and no copy is left, the rest
+ * at stop (each takes its copies with it); the kernel frees events after
+ * an RCU grace period, which a probe's read is inside.
  */
 #include <linux/perf_event.h>
 #include <linux/mutex.h>
@@ -30,6 +36,8 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "compat/compat.h"
@@ -42,15 +50,22 @@ static struct perf_event **rt_own;
 static int rt_nown;
 static DEFINE_MUTEX(rt_own_mutex);
 
-/* Threads whose events the worker is to make: a fixed ring. */
+/* Task works that make a thread's events, from a fixed pool (the
+ * tracepoints that queue them may not allocate: on PREEMPT_RT not even
+ * atomically), linked through next when free. */
 #define RT_PENDING_MAX 512
-struct rt_pending {
-	struct task_struct *task; /* a reference held */
+struct rt_twork {
+	struct callback_head cb;
 	u64 progs;
+	int next;
 };
-static struct rt_pending *rt_pending;
-static int rt_pending_head, rt_pending_n;
-static DEFINE_RAW_SPINLOCK(rt_pending_lock);
+static struct rt_twork *rt_tworks;
+static int rt_twork_free;
+static DEFINE_RAW_SPINLOCK(rt_twork_lock);
+/* Queued and not yet finished; stop waits for none. */
+static atomic_t rt_tworks_out = ATOMIC_INIT(0);
+static bool rt_tworks_queued; /* any, since start */
+static DECLARE_WAIT_QUEUE_HEAD(rt_tworks_done);
 
 static atomic64_t rt_counted_lost;
 static bool rt_initial_truncated; /* more threads at start than looked at */
@@ -61,14 +76,11 @@ static bool rt_counters_on;
 static void rt_counters_work(struct work_struct *w);
 static DECLARE_DELAYED_WORK(rt_counters_worker, rt_counters_work);
 
-/* Run the worker: now (a thread waits for its events), or a little after
- * an exit (the kernel marks the thread's events done after the tracepoint). */
+/* Run the worker a little after an exit (the kernel marks the thread's
+ * events done after the tracepoint). */
 static void rt_counters_kick(unsigned long delay)
 {
-	if (delay)
-		queue_delayed_work(system_highpri_wq, &rt_counters_worker, delay);
-	else
-		mod_delayed_work(system_highpri_wq, &rt_counters_worker, 0);
+	queue_delayed_work(system_highpri_wq, &rt_counters_worker, delay);
 }
 
 static bool rt_is_counter(const struct rt_probe *p)
@@ -83,7 +95,7 @@ size_t rt_counters_bytes(void)
 	for (i = 0; i < rt_script.nprobes; i++)
 		if (rt_is_counter(&rt_script.probes[i]))
 			return RT_OWN_MAX * sizeof(*rt_own) +
-			       RT_PENDING_MAX * sizeof(struct rt_pending);
+			       RT_PENDING_MAX * sizeof(struct rt_twork);
 	return 0;
 }
 
@@ -248,60 +260,89 @@ static void rt_counters_add_all(struct task_struct *t, u64 progs)
 			rt_counter_add(i, t);
 }
 
+/* The worker: our events whose threads have exited, released. */
 static void rt_counters_work(struct work_struct *w)
 {
-	struct rt_pending job;
-	unsigned long flags;
-
-	for (;;) {
-		raw_spin_lock_irqsave(&rt_pending_lock, flags);
-		if (!rt_pending_n) {
-			raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
-			break;
-		}
-		job = rt_pending[rt_pending_head];
-		rt_pending_head = (rt_pending_head + 1) % RT_PENDING_MAX;
-		rt_pending_n--;
-		raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
-		if (READ_ONCE(rt_counters_on))
-			rt_counters_add_all(job.task, job.progs);
-		put_task_struct(job.task);
-	}
 	mutex_lock(&rt_own_mutex);
 	rt_own_reap();
 	mutex_unlock(&rt_own_mutex);
 }
 
-/* From the scheduler's tracepoints (tasks.c), which cannot sleep: t runs
- * progs, and needs the events of the counters that count it and that it
- * has no copy of; the worker makes them. */
-static void rt_counters_request(struct task_struct *t, u64 progs)
+/* The last thing a task work does. A thread preempted between this and
+ * its return is still in our code: stop waits for an RCU Tasks grace
+ * period after the count reaches 0, which no task passes while it is
+ * preempted (it ends at a voluntary switch or in user space). */
+static void rt_twork_finished(void)
+{
+	if (atomic_dec_and_test(&rt_tworks_out))
+		wake_up(&rt_tworks_done);
+}
+
+static void rt_twork_release(struct rt_twork *w)
 {
 	unsigned long flags;
-	bool queued = false;
+
+	raw_spin_lock_irqsave(&rt_twork_lock, flags);
+	w->next = rt_twork_free;
+	rt_twork_free = (int)(w - rt_tworks);
+	raw_spin_unlock_irqrestore(&rt_twork_lock, flags);
+}
+
+/* In the thread itself, before it returns to user space (or as it exits,
+ * when it was killed first: then there is nothing to count). */
+static void rt_counters_twork(struct callback_head *cb)
+{
+	struct rt_twork *w = container_of(cb, struct rt_twork, cb);
+	u64 progs = w->progs;
+
+	rt_twork_release(w);
+	if (READ_ONCE(rt_counters_on) && !(current->flags & PF_EXITING))
+		rt_counters_add_all(current, progs);
+	rt_twork_finished();
+}
+
+/* From the scheduler's tracepoints (tasks.c), which cannot sleep: t runs
+ * progs (it just exec'd, or is a child that has not run yet), and needs
+ * the events of the counters that count it and that it has no copy of;
+ * a task work makes them in t before t runs a user instruction. */
+static void rt_counters_request(struct task_struct *t, u64 progs)
+{
+	struct rt_twork *w = NULL;
+	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(rt_counters_on) || (t->flags & PF_KTHREAD))
+	if (t->flags & PF_KTHREAD)
 		return;
+	/* Counted before looking at rt_counters_on: stop turns that off
+	 * first, then waits for the count to reach 0. */
+	atomic_inc(&rt_tworks_out);
+	smp_mb__after_atomic();
+	if (!READ_ONCE(rt_counters_on))
+		goto done;
 	for (i = 0; i < rt_script.nprobes; i++)
 		if (rt_is_counter(&rt_script.probes[i]) && rt_counts(i, t, progs) &&
 		    !rt_has_counter(t, i))
 			break;
 	if (i == rt_script.nprobes)
-		return;
-	raw_spin_lock_irqsave(&rt_pending_lock, flags);
-	if (rt_pending_n < RT_PENDING_MAX) {
-		get_task_struct(t);
-		rt_pending[(rt_pending_head + rt_pending_n) % RT_PENDING_MAX] =
-			(struct rt_pending){ .task = t, .progs = progs };
-		rt_pending_n++;
-		queued = true;
+		goto done;
+	raw_spin_lock_irqsave(&rt_twork_lock, flags);
+	if (rt_twork_free >= 0) {
+		w = &rt_tworks[rt_twork_free];
+		rt_twork_free = w->next;
 	}
-	raw_spin_unlock_irqrestore(&rt_pending_lock, flags);
-	if (queued)
-		rt_counters_kick(0);
-	else
+	raw_spin_unlock_irqrestore(&rt_twork_lock, flags);
+	if (!w) {
 		atomic64_inc(&rt_counted_lost);
+		goto done;
+	}
+	w->progs = progs;
+	WRITE_ONCE(rt_tworks_queued, true);
+	init_task_work(&w->cb, rt_counters_twork);
+	if (!task_work_add(t, &w->cb, TWA_RESUME))
+		return; /* rt_counters_twork() finishes it */
+	rt_twork_release(w); /* t is exiting */
+done:
+	rt_twork_finished();
 }
 
 /* The current thread now runs progs (exec). */
@@ -362,16 +403,18 @@ int rt_counters_start(void)
 	if (!n)
 		return 0;
 	rt_own = kvcalloc(RT_OWN_MAX, sizeof(*rt_own), GFP_KERNEL);
-	rt_pending = kvcalloc(RT_PENDING_MAX, sizeof(*rt_pending), GFP_KERNEL);
-	if (!rt_own || !rt_pending) {
+	rt_tworks = kvcalloc(RT_PENDING_MAX, sizeof(*rt_tworks), GFP_KERNEL);
+	if (!rt_own || !rt_tworks) {
 		kvfree(rt_own);
-		kvfree(rt_pending);
+		kvfree(rt_tworks);
 		rt_own = NULL;
-		rt_pending = NULL;
+		rt_tworks = NULL;
 		return -ENOMEM;
 	}
 	rt_nown = 0;
-	rt_pending_head = rt_pending_n = 0;
+	for (i = 0; i < RT_PENDING_MAX; i++)
+		rt_tworks[i].next = i + 1 < RT_PENDING_MAX ? i + 1 : -1;
+	rt_twork_free = 0;
 	atomic64_set(&rt_counted_lost, 0);
 	WRITE_ONCE(rt_counters_on, true);
 	return 0;
@@ -418,13 +461,17 @@ void rt_counters_stop(void)
 	if (!rt_own)
 		return;
 	WRITE_ONCE(rt_counters_on, false);
+	smp_mb();
+	/* Every task work queued has run (a thread stopped by a debugger
+	 * right after its exec holds this until it goes on). */
+	while (!wait_event_timeout(rt_tworks_done, !atomic_read(&rt_tworks_out), 10 * HZ))
+		pr_warn(RT_PREFIX "%s: waiting for %d threads to run their @perf setup before the script can stop (stopped by a debugger?)\n",
+			THIS_MODULE->name, atomic_read(&rt_tworks_out));
+	/* and left our code (rt_twork_finished) */
+	if (READ_ONCE(rt_tworks_queued))
+		synchronize_rcu_tasks();
+	rt_tworks_queued = false;
 	cancel_delayed_work_sync(&rt_counters_worker);
-	/* Requests the worker did not take: their references. */
-	while (rt_pending_n) {
-		put_task_struct(rt_pending[rt_pending_head].task);
-		rt_pending_head = (rt_pending_head + 1) % RT_PENDING_MAX;
-		rt_pending_n--;
-	}
 	mutex_lock(&rt_own_mutex);
 	for (k = 0; k < rt_nown; k++)
 		perf_event_release_kernel(rt_own[k]);
@@ -438,7 +485,7 @@ void rt_counters_stop(void)
 		rt_message("warning", "%lld threads were not counted by @perf (more than %d at once, or the kernel refused)",
 			   lost, RT_OWN_MAX);
 	kvfree(rt_own);
-	kvfree(rt_pending);
+	kvfree(rt_tworks);
 	rt_own = NULL;
-	rt_pending = NULL;
+	rt_tworks = NULL;
 }
