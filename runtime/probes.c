@@ -1024,6 +1024,15 @@ int rt_probes_start(void)
 		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END || pl->p->kind == RT_ERROR ||
 		    pl->registered)
 			continue;
+		/* Placing tens of thousands of probes takes a while, all of it
+		 * in staprun's `start`: Ctrl-C (or kill) ends it here. */
+		if (signal_pending(current)) {
+			rt_message("error", "the script was interrupted while its probes were placed (%d of %d done)",
+				   i, rt_script.nprobes);
+			rt_request_stop(1);
+			err = -EINTR;
+			break;
+		}
 		rc = rt_place(pl);
 		if (rc == 0) {
 			pl->registered = true;
