@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -34,6 +36,7 @@
 #define MAX_REQUEST 8192
 #define MAX_METRICS (1 << 20)
 #define MAX_STARTED 64
+#define MAX_SCRIPT (1 << 20)
 
 static const char *scripts_dir;
 static bool verbose;
@@ -118,21 +121,204 @@ static bool read_metrics(const char *module, struct buf *out)
 	return n >= 0;
 }
 
-/* A scripts directory, and each script in it, must be root's and
- * writable by no one else: the exporter runs as root and runs them. */
-static bool trusted(const char *path, char **why)
+/* What the exporter runs as root must be root's alone: a file or directory
+ * owned by root and writable by no one else. */
+static bool root_only(const struct stat *st)
 {
-	struct stat st;
+	return st->st_uid == 0 && !(st->st_mode & 022);
+}
 
-	if (stat(path, &st) < 0) {
-		*why = strerror(errno);
-		return false;
+enum script_found { SCRIPT_MISSING, SCRIPT_REFUSED, SCRIPT_READ };
+
+/* The script being read, DIR/NAME.stp (or DIR alone, checked at the start),
+ * for messages, and the first thing found wrong on the way to it: what is
+ * wrong with the first LEN bytes of that path (a directory on the way, or
+ * the whole path). */
+static char script_path[PATH_MAX + 80];
+struct wrong {
+	size_t len;
+	char what[80]; /* "" while nothing is */
+};
+
+static void found_wrong(struct wrong *w, size_t len, const char *what)
+{
+	if (!w->what[0]) {
+		w->len = len;
+		snprintf(w->what, sizeof w->what, "%s", what);
 	}
-	if (st.st_uid != 0 || (st.st_mode & 022)) {
-		*why = "not root's, or writable by others";
-		return false;
+}
+
+static enum script_found refuse(const char *refusing, const struct wrong *w)
+{
+	if (w->len >= strlen(script_path))
+		fprintf(stderr, "stap-exporter: %s %s: %s\n", refusing, script_path, w->what);
+	else
+		fprintf(stderr, "stap-exporter: %s %s: %.*s: %s\n", refusing, script_path,
+			(int)w->len, script_path, w->what);
+	return SCRIPT_REFUSED;
+}
+
+/* What is wrong with a directory or script that is not root's alone. */
+static const char *not_root_only(const struct stat *st)
+{
+	static char why[64];
+
+	if (st->st_uid)
+		snprintf(why, sizeof why, "owned by uid %u, not root", (unsigned)st->st_uid);
+	else
+		snprintf(why, sizeof why, "writable by group or others (mode %04o)",
+			 (unsigned)st->st_mode & 07777);
+	return why;
+}
+
+/*
+ * Opens DIR, walking from "/" one name at a time: each directory is opened
+ * with O_NOFOLLOW and checked through its descriptor, and the next one is
+ * opened from it, so the directories checked are the ones used. Checking
+ * paths and then opening a path (stat, then stap opening DIR/NAME.stp) let
+ * another user swap a directory in between. Every directory on the way must
+ * be root's alone, sticky ones such as /tmp too: anyone may create a name
+ * there. Past one that is not, the walk goes on unchecked, only to tell a
+ * script that is not there (a 404) from one that is not trusted. A
+ * descriptor of DIR, or -1 when there is none to go on from.
+ */
+static int open_scripts_dir(struct wrong *wrong)
+{
+	const char *p = scripts_dir;
+	struct stat st;
+	int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir < 0 || fstat(dir, &st) < 0) {
+		found_wrong(wrong, 1, strerror(errno));
+		goto fail;
 	}
-	return true;
+	if (!root_only(&st))
+		found_wrong(wrong, 1, not_root_only(&st));
+	while (*p) {
+		char name[NAME_MAX + 1];
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		size_t upto = (size_t)(p - scripts_dir) + len;
+		if (len > NAME_MAX) {
+			found_wrong(wrong, upto, "name too long");
+			goto fail;
+		}
+		memcpy(name, p, len);
+		name[len] = 0;
+		p += len;
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			found_wrong(wrong, upto, "'..' is not followed (name DIR without it)");
+			goto fail;
+		}
+		int next = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			/* O_DIRECTORY | O_NOFOLLOW says ENOTDIR for a link. */
+			int err = errno;
+			bool link = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISLNK(st.st_mode);
+			if (err != ENOENT)
+				found_wrong(wrong, upto,
+					    link ? "a symbolic link (not followed)" : strerror(err));
+			goto fail;
+		}
+		close(dir);
+		dir = next;
+		if (fstat(dir, &st) < 0) {
+			found_wrong(wrong, upto, strerror(errno));
+			goto fail;
+		}
+		if (!root_only(&st))
+			found_wrong(wrong, upto, not_root_only(&st));
+	}
+	return dir;
+fail:
+	if (dir >= 0)
+		close(dir);
+	return -1;
+}
+
+/*
+ * Reads DIR/NAME.stp into TEXT, once: stap is given these bytes, never the
+ * path, so what runs is what was checked. The script is opened with
+ * O_NOFOLLOW (a link is refused) and O_NONBLOCK (a FIFO put there cannot
+ * hold the exporter), then checked through its descriptor.
+ */
+static enum script_found read_script(const char *name, struct buf *text)
+{
+	struct wrong wrong = { 0 };
+	size_t whole = sizeof script_path;
+	char file[80], chunk[8192];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(file, sizeof file, "%s.stp", name);
+	snprintf(script_path, sizeof script_path, "%s/%s", scripts_dir, file);
+	int dir = open_scripts_dir(&wrong);
+	if (dir < 0)
+		return wrong.what[0] ? refuse("not running", &wrong) : SCRIPT_MISSING;
+	if (wrong.what[0]) {
+		/* Whether it is there, without opening it. */
+		bool there = fstatat(dir, file, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+		close(dir);
+		return there ? refuse("not running", &wrong) : SCRIPT_MISSING;
+	}
+	int fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int err = errno;
+	close(dir);
+	if (fd < 0) {
+		if (err == ENOENT)
+			return SCRIPT_MISSING;
+		found_wrong(&wrong, whole,
+			    err == ELOOP ? "a symbolic link (not followed)" : strerror(err));
+	} else if (fstat(fd, &st) < 0) {
+		found_wrong(&wrong, whole, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		found_wrong(&wrong, whole, "not a regular file");
+	} else if (!root_only(&st)) {
+		found_wrong(&wrong, whole, not_root_only(&st));
+	}
+	while (fd >= 0 && !wrong.what[0] && (n = read(fd, chunk, sizeof chunk)) != 0) {
+		if (n < 0)
+			found_wrong(&wrong, whole, strerror(errno));
+		else if (text->n + (size_t)n > MAX_SCRIPT)
+			found_wrong(&wrong, whole, "larger than 1 MiB");
+		else
+			buf_add(text, chunk, (size_t)n);
+	}
+	if (fd >= 0)
+		close(fd);
+	return wrong.what[0] ? refuse("not running", &wrong) : SCRIPT_READ;
+}
+
+/* The script's text as stap's standard input (stap -m NAME -): a sealed
+ * memfd, which no one can change and which needs no writer. -1 on failure. */
+static int script_input(const char *name, const struct buf *text)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -1;
+	for (size_t done = 0; done < text->n;) {
+		ssize_t w = write(fd, text->p + done, text->n - done);
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static void reap(void)
@@ -148,41 +334,53 @@ static void reap(void)
 			}
 }
 
-/* Starts DIR/NAME.stp unless it is running; what to tell the client. */
+/* Starts DIR/NAME.stp unless it is running; what to tell the client, or
+ * NULL when there is no such script. */
 static const char *start_script(const char *name)
 {
-	char path[4096], *why;
 	int slot = -1;
 
-	snprintf(path, sizeof path, "%s/%s.stp", scripts_dir, name);
-	if (access(path, R_OK) < 0)
-		return NULL;
 	for (int i = 0; i < MAX_STARTED; i++) {
 		if (started[i].pid && !strcmp(started[i].name, name))
 			return "starting\n";
 		if (!started[i].pid && slot < 0)
 			slot = i;
 	}
-	if (slot < 0)
+	struct buf text = { 0 };
+	enum script_found found = read_script(name, &text);
+	if (found != SCRIPT_READ) {
+		free(text.p);
+		return found == SCRIPT_MISSING
+			       ? NULL
+			       : "the script is not trusted (see the exporter's messages)\n";
+	}
+	if (slot < 0) {
+		free(text.p);
 		return "too many scripts started\n";
-	if (!trusted(scripts_dir, &why) || !trusted(path, &why)) {
-		fprintf(stderr, "stap-exporter: not running %s: %s\n", path, why);
-		return "the script is not trusted (see the exporter's messages)\n";
+	}
+	int input = script_input(name, &text);
+	free(text.p);
+	if (input < 0) {
+		fprintf(stderr, "stap-exporter: cannot start %s: %s\n", script_path, strerror(errno));
+		return "cannot start the script\n";
 	}
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(input);
 		return "cannot start the script\n";
+	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
+		dup2(input, 0);
+		if (null >= 0)
 			dup2(null, 1);
-		}
-		execlp("stap", "stap", "-m", name, path, (char *)NULL);
+		/* "-": the text checked, not the path, which may have changed. */
+		execlp("stap", "stap", "-m", name, "-", (char *)NULL);
 		fprintf(stderr, "stap-exporter: cannot run stap: %s\n", strerror(errno));
 		_exit(127);
 	}
-	say("started %s (pid %d)", path, (int)pid);
+	close(input);
+	say("started %s (pid %d)", script_path, (int)pid);
 	started[slot].pid = pid;
 	snprintf(started[slot].name, sizeof started[slot].name, "%s", name);
 	return "starting\n";
@@ -302,6 +500,46 @@ static void serve(int fd)
 	free(out.p);
 }
 
+/* DIR as an absolute path without a trailing '/': the walk to it starts at
+ * "/", and the messages name the directories it passes. */
+static bool set_scripts_dir(const char *arg)
+{
+	static char path[PATH_MAX];
+	char cwd[PATH_MAX];
+	int n;
+
+	if (arg[0] == '/')
+		n = snprintf(path, sizeof path, "%s", arg);
+	else if (getcwd(cwd, sizeof cwd))
+		n = snprintf(path, sizeof path, "%s%s%s", cwd, cwd[1] ? "/" : "", arg);
+	else
+		return false;
+	if (n < 0 || (size_t)n >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	while (n > 0 && path[n - 1] == '/')
+		path[--n] = 0;
+	scripts_dir = path;
+	return true;
+}
+
+/* An untrusted DIR is said at the start, not only at the first request
+ * for one of its scripts. */
+static void check_scripts_dir(void)
+{
+	struct wrong wrong = { 0 };
+
+	snprintf(script_path, sizeof script_path, "%s", *scripts_dir ? scripts_dir : "/");
+	int dir = open_scripts_dir(&wrong);
+	if (wrong.what[0])
+		refuse("-s: no script will be run from", &wrong);
+	else if (dir < 0)
+		fprintf(stderr, "stap-exporter: -s %s: no such directory (yet)\n", script_path);
+	if (dir >= 0)
+		close(dir);
+}
+
 static void on_stop(int sig)
 {
 	(void)sig;
@@ -314,8 +552,10 @@ static void usage(FILE *f)
 	      "Serve running Tapline scripts' Prometheus metrics over HTTP.\n\n"
 	      "  -p PORT     listen on PORT (default 9900)\n"
 	      "  -a ADDRESS  listen on this IPv4 address (default 127.0.0.1; 0.0.0.0 for all)\n"
-	      "  -s DIR      GET /NAME starts DIR/NAME.stp (stap -m NAME) when it is not\n"
-	      "              running; DIR and its scripts must be root's, writable by no one else\n"
+	      "  -s DIR      GET /NAME starts DIR/NAME.stp (stap -m NAME, the text on its\n"
+	      "              standard input) when it is not running; the script and every\n"
+	      "              directory from / down to DIR (sticky ones such as /tmp too) must\n"
+	      "              be root's and writable by no one else, and none a symbolic link\n"
 	      "  -v          say each request and each script started on standard error\n"
 	      "  -h, --help  show this and exit\n\n"
 	      "GET /NAME answers with /proc/systemtap/NAME/__prometheus (a script's\n"
@@ -343,7 +583,10 @@ int main(int argc, char **argv)
 			address = optarg;
 			break;
 		case 's':
-			scripts_dir = optarg;
+			if (!set_scripts_dir(optarg)) {
+				fprintf(stderr, "stap-exporter: -s %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
 			break;
 		case 'v':
 			verbose = true;
@@ -368,6 +611,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (scripts_dir)
+		check_scripts_dir();
 	struct sigaction act = { .sa_handler = on_stop };
 	sigaction(SIGTERM, &act, NULL);
 	sigaction(SIGINT, &act, NULL);
