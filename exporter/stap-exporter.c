@@ -8,9 +8,11 @@
  * starts DIR/NAME.stp (stap -m NAME) when it is not running and answers
  * 503 until its metrics are there, so Prometheus's next scrape has them.
  *
- * One request at a time, each bounded (8 KiB of request, 5 s to send it,
- * 1 MiB of metrics): a scrape every few seconds needs no more, and a slow
- * client cannot keep others waiting longer than that.
+ * Clients are served side by side, from one poll() loop, each bounded:
+ * 8 KiB of request, 5 s from its connection for the whole of it, 10 s to
+ * take the answer, 1 MiB of metrics a script; at most 64 at once, those
+ * past that answered 503 at once. A slow client, or many, holds only its
+ * own connection, for no longer than that.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -19,6 +21,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,10 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROC_DIR "/proc/systemtap"
@@ -37,10 +41,16 @@
 #define MAX_METRICS (1 << 20)
 #define MAX_STARTED 64
 #define MAX_SCRIPT (1 << 20)
+#define MAX_CLIENTS 64
+#define FD_RESERVE 16
+#define REQUEST_MS 5000
+#define ANSWER_MS 10000
 
 static const char *scripts_dir;
 static bool verbose;
 static volatile sig_atomic_t stopping;
+/* The signal mask to run stap with, and to wait in ppoll() with. */
+static sigset_t unblocked;
 
 /* Scripts this exporter started, to stop them when it stops. */
 static struct {
@@ -106,7 +116,9 @@ static bool read_metrics(const char *module, struct buf *out)
 {
 	char path[256], chunk[8192];
 	snprintf(path, sizeof path, PROC_DIR "/%s/__prometheus", module);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: no read may hold the loop that serves every client
+	 * (these files answer at once). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	ssize_t n;
@@ -371,6 +383,7 @@ static const char *start_script(const char *name)
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
+		sigprocmask(SIG_SETMASK, &unblocked, NULL); /* a blocked mask outlives exec */
 		dup2(input, 0);
 		if (null >= 0)
 			dup2(null, 1);
@@ -386,33 +399,23 @@ static const char *start_script(const char *name)
 	return "starting\n";
 }
 
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void respond(int fd, int code, const char *reason, const char *type, const char *body,
-		    size_t len, bool head)
+static void respond(struct buf *out, int code, const char *reason, const char *type,
+		    const char *body, size_t len, bool head)
 {
 	char hdr[512];
 	int n = snprintf(hdr, sizeof hdr,
 			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			 "%sConnection: close\r\n\r\n",
 			 code, reason, type, len, code == 503 ? "Retry-After: 5\r\n" : "");
-	send_all(fd, hdr, (size_t)n);
+	buf_add(out, hdr, (size_t)n);
 	if (!head)
-		send_all(fd, body, len);
+		buf_add(out, body, len);
 }
 
-static void respond_text(int fd, int code, const char *reason, const char *text, bool head)
+static void respond_text(struct buf *out, int code, const char *reason, const char *text,
+			 bool head)
 {
-	respond(fd, code, reason, "text/plain; charset=utf-8", text, strlen(text), head);
+	respond(out, code, reason, "text/plain; charset=utf-8", text, strlen(text), head);
 }
 
 /* The running scripts that have metrics, one a line: GET /'s answer. */
@@ -441,32 +444,17 @@ static void list_modules(struct buf *out, bool with_metrics)
 	closedir(d);
 }
 
-static void serve(int fd)
+/* The answer to a whole request, REQ. */
+static void answer(char *req, struct buf *reply)
 {
-	char req[MAX_REQUEST + 1];
-	size_t n = 0;
-	struct timeval tv = { .tv_sec = 5 };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	while (n < MAX_REQUEST) {
-		ssize_t r = recv(fd, req + n, MAX_REQUEST - n, 0);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		req[n] = 0;
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
-	}
-	req[n] = 0;
 	char method[8], target[256];
 	if (sscanf(req, "%7s %255s", method, target) != 2) {
-		respond_text(fd, 400, "Bad Request", "bad request\n", false);
+		respond_text(reply, 400, "Bad Request", "bad request\n", false);
 		return;
 	}
 	bool head = !strcmp(method, "HEAD");
 	if (strcmp(method, "GET") && !head) {
-		respond_text(fd, 405, "Method Not Allowed", "only GET and HEAD\n", false);
+		respond_text(reply, 405, "Method Not Allowed", "only GET and HEAD\n", false);
 		return;
 	}
 	char *q = strchr(target, '?');
@@ -481,23 +469,189 @@ static void serve(int fd)
 	struct buf out = { 0 };
 	if (!*name) {
 		list_modules(&out, false);
-		respond(fd, 200, "OK", "text/plain; charset=utf-8", out.p ? out.p : "", out.n, head);
+		respond(reply, 200, "OK", "text/plain; charset=utf-8", out.p ? out.p : "", out.n, head);
 	} else if (!strcmp(name, "metrics")) {
 		list_modules(&out, true);
-		respond(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", out.p ? out.p : "",
-			out.n, head);
+		respond(reply, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
+			out.p ? out.p : "", out.n, head);
 	} else if (!valid_name(name)) {
-		respond_text(fd, 404, "Not Found", "no such script\n", head);
+		respond_text(reply, 404, "Not Found", "no such script\n", head);
 	} else if (read_metrics(name, &out)) {
-		respond(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", out.p, out.n, head);
+		respond(reply, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", out.p, out.n, head);
 	} else {
 		const char *why = scripts_dir ? start_script(name) : NULL;
 		if (why)
-			respond_text(fd, 503, "Service Unavailable", why, head);
+			respond_text(reply, 503, "Service Unavailable", why, head);
 		else
-			respond_text(fd, 404, "Not Found", "no running script has that name\n", head);
+			respond_text(reply, 404, "Not Found", "no running script has that name\n", head);
 	}
 	free(out.p);
+}
+
+/*
+ * A client's connection: its request as it comes in, then the answer as it
+ * goes out, each within a deadline for the whole of it, not for each
+ * recv(): a client sending a byte every few seconds kept the exporter,
+ * which served one request at a time, from everyone else for hours.
+ */
+struct client {
+	int fd; /* -1: a free slot */
+	bool answering;
+	long long deadline; /* ms, CLOCK_MONOTONIC */
+	size_t n, sent;
+	struct buf out;
+	char req[MAX_REQUEST + 1];
+};
+static struct client clients[MAX_CLIENTS];
+static int max_clients = MAX_CLIENTS;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void drop(struct client *c)
+{
+	close(c->fd);
+	free(c->out.p);
+	c->out = (struct buf){ 0 };
+	c->fd = -1;
+}
+
+/* Sends what the socket takes now; true once the connection is done with
+ * (all sent, or the client gone). */
+static bool send_some(struct client *c)
+{
+	while (c->sent < c->out.n) {
+		ssize_t w = send(c->fd, c->out.p + c->sent, c->out.n - c->sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (w <= 0)
+			return true;
+		c->sent += (size_t)w;
+	}
+	return true;
+}
+
+static void start_answer(struct client *c, long long now)
+{
+	c->answering = true;
+	c->deadline = now + ANSWER_MS;
+	if (send_some(c))
+		drop(c);
+}
+
+/* Takes what has come of a request; answers once it is whole (a blank
+ * line ends its headers), the client has stopped sending, or it fills
+ * MAX_REQUEST. */
+static void read_request(struct client *c, long long now)
+{
+	for (;;) {
+		ssize_t r = recv(c->fd, c->req + c->n, MAX_REQUEST - c->n, MSG_DONTWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (r < 0) {
+			drop(c);
+			return;
+		}
+		size_t from = c->n > 3 ? c->n - 3 : 0;
+		c->n += (size_t)r;
+		c->req[c->n] = 0;
+		if (r == 0 || c->n == MAX_REQUEST || strstr(c->req + from, "\r\n\r\n") ||
+		    strstr(c->req + from, "\n\n"))
+			break;
+	}
+	answer(c->req, &c->out);
+	start_answer(c, now);
+}
+
+/* Past its deadline, a request is answered 408 (if the socket takes it at
+ * once) and an answer is given up. */
+static void expire(struct client *c)
+{
+	if (!c->answering) {
+		say("a request took over %d s", REQUEST_MS / 1000);
+		respond_text(&c->out, 408, "Request Timeout", "the whole request must come in 5 s\n",
+			     false);
+		send_some(c);
+	}
+	drop(c);
+}
+
+/* Past the cap, a new connection is told at once to come back later
+ * rather than left in the backlog while others hold every slot. */
+static void refuse_busy(int fd)
+{
+	struct buf busy = { 0 };
+
+	respond_text(&busy, 503, "Service Unavailable", "too many connections\n", false);
+	send(fd, busy.p, busy.n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+	free(busy.p);
+}
+
+/* Takes the connections waiting; until when to stop taking them, when
+ * there is no descriptor left to take one with (accept() would fail again
+ * at once, and poll() say the socket is ready: a busy loop). */
+static long long accept_clients(int ls, long long now)
+{
+	/* A bounded number a round, so the clients already in get their turn. */
+	for (int round = 0; round < MAX_CLIENTS; round++) {
+		int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				say("cannot take a connection: %s", strerror(errno));
+				return now + 100;
+			}
+			return 0;
+		}
+		struct client *c = NULL;
+		for (int i = 0; i < max_clients && !c; i++)
+			if (clients[i].fd < 0)
+				c = &clients[i];
+		if (!c) {
+			refuse_busy(fd);
+			continue;
+		}
+		*c = (struct client){ .fd = fd, .deadline = now + REQUEST_MS };
+		c->req[0] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Each client holds a descriptor, and FD_RESERVE more are the exporter's
+ * own (standard streams, the listening socket, a connection being refused,
+ * the walk to a script, a procfs file). The cap comes down to what the
+ * limit on open files allows, so that accept() does not fail for want of
+ * a descriptor.
+ */
+static void fit_clients_to_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = MAX_CLIENTS + FD_RESERVE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	max_clients = rl.rlim_cur > FD_RESERVE + 1 ? (int)(rl.rlim_cur - FD_RESERVE) : 1;
+	fprintf(stderr,
+		"stap-exporter: %llu open files at most: serving %d clients at once, not %d\n",
+		(unsigned long long)rl.rlim_cur, max_clients, MAX_CLIENTS);
 }
 
 /* DIR as an absolute path without a trailing '/': the walk to it starts at
@@ -546,6 +700,12 @@ static void on_stop(int sig)
 	stopping = 1;
 }
 
+/* Only to wake ppoll(), so that reap() runs. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: stap-exporter [-p PORT] [-a ADDRESS] [-s SCRIPTS-DIR] [-v]\n"
@@ -559,7 +719,9 @@ static void usage(FILE *f)
 	      "  -v          say each request and each script started on standard error\n"
 	      "  -h, --help  show this and exit\n\n"
 	      "GET /NAME answers with /proc/systemtap/NAME/__prometheus (a script's\n"
-	      "`probe prometheus`), GET /metrics with every running script's, GET / lists them.\n",
+	      "`probe prometheus`), GET /metrics with every running script's, GET / lists them.\n"
+	      "Up to 64 clients are served at once (more get 503), each given 5 s for its\n"
+	      "whole request (then 408) and 10 s to take the answer.\n",
 	      f);
 }
 
@@ -604,27 +766,81 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stap-exporter: bad address '%s'\n", address);
 		return 1;
 	}
-	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(ls, 16) < 0) {
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(ls, SOMAXCONN) < 0) {
 		fprintf(stderr, "stap-exporter: cannot listen on %s:%d: %s\n", address, port,
 			strerror(errno));
 		return 1;
 	}
 	if (scripts_dir)
 		check_scripts_dir();
-	struct sigaction act = { .sa_handler = on_stop };
+	fit_clients_to_limit();
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		clients[i].fd = -1;
+	/* The signals come only while ppoll() waits, so that one arriving just
+	 * before it cannot be missed. */
+	sigset_t handled;
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &handled, &unblocked);
+	struct sigaction act = { .sa_handler = on_stop }, child = { .sa_handler = on_child };
 	sigaction(SIGTERM, &act, NULL);
 	sigaction(SIGINT, &act, NULL);
+	child.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &child, NULL);
 	say("listening on %s:%d", address, port);
+
+	struct pollfd fds[1 + MAX_CLIENTS];
+	struct client *polled[1 + MAX_CLIENTS];
+	long long paused_until = 0;
 	while (!stopping) {
-		int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 		reap();
-		if (fd < 0)
-			continue;
-		serve(fd);
-		close(fd);
+		long long now = now_ms(), wake = now + 60 * 1000;
+		int n = 0;
+		bool accepting = now >= paused_until;
+		if (accepting)
+			fds[n++] = (struct pollfd){ .fd = ls, .events = POLLIN };
+		else
+			wake = paused_until;
+		for (int i = 0; i < max_clients; i++) {
+			struct client *c = &clients[i];
+			if (c->fd < 0)
+				continue;
+			if (now >= c->deadline) {
+				expire(c);
+				continue;
+			}
+			if (c->deadline < wake)
+				wake = c->deadline;
+			polled[n] = c;
+			short events = c->answering ? POLLOUT : POLLIN;
+			fds[n++] = (struct pollfd){ .fd = c->fd, .events = events };
+		}
+		long long wait_ms = wake - now;
+		struct timespec ts = { .tv_sec = wait_ms / 1000,
+				       .tv_nsec = wait_ms % 1000 * 1000000 };
+		if (ppoll(fds, (nfds_t)n, &ts, &unblocked) <= 0)
+			continue; /* a signal, or a deadline */
+		now = now_ms();
+		/* The clients first: one done leaves room for a new one. */
+		for (int i = accepting; i < n; i++) {
+			struct client *c = polled[i];
+			if (!fds[i].revents)
+				continue;
+			if (!c->answering)
+				read_request(c, now);
+			else if (send_some(c))
+				drop(c);
+		}
+		if (accepting && fds[0].revents)
+			paused_until = accept_clients(ls, now);
 	}
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (clients[i].fd >= 0)
+			drop(&clients[i]);
 	/* The scripts it started stop with it (stap unloads them on SIGTERM). */
 	for (int i = 0; i < MAX_STARTED; i++)
 		if (started[i].pid)
