@@ -293,12 +293,13 @@ static notrace RT_URETPROBE_HANDLER(rt_uretprobe_hit)
 		rt_run_hit_in(p, p->handler, regs, NULL, true, false);
 		return 0;
 	}
-	/* The return popped the return address: the entry's sp is 8 below. */
+	/* The return popped the return address: the entry's sp is 8 below.
+	 * No call: its entry part did not run (the script was stopping, or
+	 * the hit was skipped or failed, which was counted and said then),
+	 * or its slot was taken by a newer call (counted then). */
 	call = rt_ucall_find(p, regs->sp - 8);
-	if (!call) {
-		atomic64_inc(&rt_ureturns_missed);
+	if (!call)
 		return 0;
-	}
 	rt_run_hit_in(p, p->handler, regs, call->data, true, false);
 	rt_ucall_free(call);
 	return 0;

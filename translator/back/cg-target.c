@@ -19,10 +19,23 @@ struct reader {
 	struct cg *g;
 	char *what; /* C literal: the expression's text */
 	char *loc;  /* C literal: its location */
-	/* The readers for the probed code's memory: the kernel's, or the
-	 * current task's user memory (process probes). */
+	bool user;  /* the probed code's memory is the current task's (process probes) */
+	/* The readers for where the object is now: the probed code's memory,
+	 * or (in_frame) the handler's frame, where an object kept in
+	 * registers was put together; a pointer read from there leads back
+	 * to the probed code's memory. */
+	bool in_frame;
 	const char *rd, *rd_bytes, *rd_string;
 };
+
+static void reader_at(struct reader *r, bool in_frame)
+{
+	bool user = r->user && !in_frame;
+	r->in_frame = in_frame;
+	r->rd = user ? "rt_uread" : "rt_kread";
+	r->rd_bytes = user ? "rt_uread_bytes" : "rt_kread_bytes";
+	r->rd_string = user ? "rt_uread_string" : "rt_kread_string";
+}
 
 static void reader_init(struct reader *r, struct cg *g, const struct target_access *a,
 			const struct node *n)
@@ -30,9 +43,8 @@ static void reader_init(struct reader *r, struct cg *g, const struct target_acce
 	r->g = g;
 	r->what = c_string(a->text, strlen(a->text));
 	r->loc = loc_literal(n);
-	r->rd = a->user ? "rt_uread" : "rt_kread";
-	r->rd_bytes = a->user ? "rt_uread_bytes" : "rt_kread_bytes";
-	r->rd_string = a->user ? "rt_uread_string" : "rt_kread_string";
+	r->user = a->user;
+	reader_at(r, false);
 }
 
 static void reader_free(struct reader *r)
@@ -154,6 +166,7 @@ static char *cg_base(struct reader *r, const struct tloc *l, size_t entry_off, b
 		*is_addr = l->kind == TL_MEMORY;
 		return cg_ops(r, l);
 	}
+	reader_at(r, false); /* the pieces in memory are the probed code's */
 	uint64_t total = 0;
 	for (size_t i = 0; i < l->npieces; i++)
 		total += l->pieces[i].size;
@@ -177,6 +190,7 @@ static char *cg_base(struct reader *r, const struct tloc *l, size_t entry_off, b
 	emit(g, "%s = (rt_long)(unsigned long)%s;", t, buf);
 	free(buf);
 	*is_addr = true;
+	reader_at(r, true);
 	return t;
 }
 
@@ -326,7 +340,10 @@ static void pp_value(struct reader *r, const char *s, const char *cur, bool is_a
 		}
 		emit(g, "}");
 		if (str) {
+			bool in_frame = r->in_frame;
+			reader_at(r, false);
 			pp_string_at(r, s, v, -1);
+			reader_at(r, in_frame);
 			emit(g, "}");
 		}
 		free(v);
@@ -399,7 +416,10 @@ static void pp_top(struct reader *r, const char *s, const char *cur, bool is_add
 	emit(g, "if (!%s) {", v);
 	emit(g, "\trt_strcat(%s, \"NULL\", %lld);", s, g->maxstr);
 	emit(g, "} else {");
+	bool in_frame = r->in_frame;
+	reader_at(r, false);
 	pp_aggregate(r, s, v, to, depth);
+	reader_at(r, in_frame);
 	emit(g, "}");
 	emit(g, "}");
 	free(v);
@@ -428,6 +448,7 @@ static char *cg_locate(struct reader *r, const struct target_access *a, bool *is
 		emit(g, "%s = (rt_long)(unsigned long)%s;", cur, buf);
 		free(buf);
 		is_addr = true;
+		reader_at(r, true);
 	}
 	for (size_t i = 0; i < a->nsteps; i++) {
 		const struct tstep *st = &a->steps[i];
@@ -439,6 +460,7 @@ static char *cg_locate(struct reader *r, const struct target_access *a, bool *is
 				fail_check(g);
 			}
 			is_addr = true;
+			reader_at(r, false);
 			break;
 		case TS_OFFSET:
 			emit(g, "%s = (rt_long)((unsigned long)%s + %lld);", cur, cur, st->k);
@@ -613,7 +635,7 @@ void cg_target_store(struct cg *g, struct node *n, const char *val)
 	bool is_addr;
 	char *cur = cg_locate(&r, a, &is_addr);
 	emit(g, "%s(c, (unsigned long)%s, %d, (rt_long)(%s), %s, %s);",
-	     a->user ? "rt_uwrite" : "rt_kwrite", cur, (int)a->type->size, val, r.what, r.loc);
+	     a->user && !r.in_frame ? "rt_uwrite" : "rt_kwrite", cur, (int)a->type->size, val, r.what, r.loc);
 	fail_check(g);
 	free(cur);
 	reader_free(&r);

@@ -209,6 +209,7 @@ static struct ctype *btf_type(struct btf_source *b, __u32 id, int depth)
 	case BTF_KIND_FLOAT: {
 		c = new_type(b, id, CT_INT);
 		c->size = t->size;
+		c->is_float = btf_kind(t) == BTF_KIND_FLOAT;
 		c->name = xstrdup(n ? n : "int");
 		__u8 enc = btf_is_int(t) ? btf_int_encoding(t) : 0;
 		c->is_signed = enc & BTF_INT_SIGNED;
@@ -368,58 +369,6 @@ static char *declared_name(struct btf_source *b, __u32 id, int depth)
 	}
 }
 
-/* Where the next parameter is, by the calling convention. */
-struct abi {
-	int regs_used;   /* of the six argument registers */
-	int64_t stack;   /* the next stack argument's offset from rsp at entry */
-};
-
-static const int arg_regs[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 (DWARF numbers) */
-
-static void loc_reg(struct tloc *l, int reg)
-{
-	l->kind = TL_VALUE;
-	l->ops = xcalloc(1, sizeof *l->ops);
-	l->ops[0] = (struct tloc_op){ LO_REG, reg };
-	l->nops = 1;
-}
-
-static void loc_stack(struct tloc *l, int64_t off)
-{
-	l->kind = TL_MEMORY;
-	l->ops = xcalloc(2, sizeof *l->ops);
-	l->ops[0] = (struct tloc_op){ LO_REG, 7 };
-	l->ops[1] = (struct tloc_op){ LO_PLUS, off };
-	l->nops = 2;
-}
-
-static void place(struct abi *abi, const struct ctype *t, struct tloc *l)
-{
-	uint64_t size = t->size ? t->size : 8;
-	/* A damaged BTF may claim any size: 64-bit words, and no parameter
-	 * larger than the 4 GiB BTF can describe moves the offsets further. */
-	int64_t words = (int64_t)((size + 7) / 8);
-	bool aggregate = t->kind == CT_STRUCT || t->kind == CT_UNION || t->kind == CT_ARRAY;
-	if (words <= 2 && abi->regs_used + words <= 6) {
-		if (words == 1 || !aggregate) {
-			loc_reg(l, arg_regs[abi->regs_used]);
-			abi->regs_used += words;
-			return;
-		}
-		/* A 9- to 16-byte struct: its two halves in two registers. */
-		l->kind = TL_PIECES;
-		l->pieces = xcalloc(2, sizeof *l->pieces);
-		l->npieces = 2;
-		loc_reg(&l->pieces[0].loc, arg_regs[abi->regs_used++]);
-		l->pieces[0].size = 8;
-		loc_reg(&l->pieces[1].loc, arg_regs[abi->regs_used++]);
-		l->pieces[1].size = size - 8;
-		return;
-	}
-	loc_stack(l, abi->stack);
-	abi->stack += 8 * words;
-}
-
 /* A site at the entry of a function of prototype proto (a FUNC_PROTO),
  * its unnamed parameters named argN. */
 static struct probe_site *proto_site(struct btf_source *b, const struct btf_type *proto,
@@ -439,7 +388,8 @@ static struct probe_site *proto_site(struct btf_source *b, const struct btf_type
 	__u16 n = btf_vlen(proto);
 	const struct btf_param *p = btf_params(proto);
 	s->vars = xcalloc(n ? n : 1, sizeof *s->vars);
-	struct abi abi = { 0, 8 };
+	struct abi abi;
+	abi_start(&abi, s->return_type);
 	for (__u16 i = 0; i < n; i++) {
 		if (!p[i].type && i == n - 1)
 			break; /* "...": variadic arguments are not named */
@@ -449,7 +399,7 @@ static struct probe_site *proto_site(struct btf_source *b, const struct btf_type
 		v->type = btf_type(b, p[i].type, 0);
 		v->type_name = declared_name(b, p[i].type, 0);
 		v->is_param = true;
-		place(&abi, v->type, &v->loc);
+		abi_place(&abi, v->type, &v->loc);
 	}
 	s->vars_loaded = true;
 	return s;

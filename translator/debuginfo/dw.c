@@ -758,6 +758,7 @@ static struct ctype *dw_type(struct dw_obj *o, Dwarf_Die *die)
 		t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 		t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char;
 		t->is_bool = enc == DW_ATE_boolean;
+		t->is_float = enc == DW_ATE_float || enc == DW_ATE_complex_float;
 		const char *n = dwarf_diename(die);
 		t->name = xstrdup(n ? n : "int");
 		return t;
@@ -984,17 +985,25 @@ static bool emit_cfa(struct loc_builder *b, const struct where *w)
 	Dwarf_CFI *cfi = dwarf_getcfi(w->o->dbg);
 	Dwarf_Frame *frame = NULL;
 	if (!cfi || dwarf_cfi_addrframe(cfi, w->pc, &frame) != 0) {
+		/* .eh_frame's addresses are its file's: DWARF's moved by the
+		 * one bias, back by the other (a user program's DWARF and
+		 * .eh_frame may sit in two files). */
 		cfi = dwfl_module_eh_cfi(w->o->mod, &bias);
-		if (!cfi || dwarf_cfi_addrframe(cfi, w->pc + bias, &frame) != 0)
+		if (!cfi || dwarf_cfi_addrframe(cfi, w->pc + w->o->bias - bias, &frame) != 0)
 			return false;
 	}
 	Dwarf_Op *ops;
 	size_t n;
-	bool ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom >= DW_OP_breg0 &&
-		  ops[0].atom <= DW_OP_breg31;
-	if (ok) {
+	bool ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1;
+	/* libdw gives a register-plus-offset rule as DW_OP_bregx. */
+	if (ok && ops[0].atom == DW_OP_bregx) {
+		emit(b, LO_REG, (int64_t)ops[0].number);
+		emit(b, LO_PLUS, (int64_t)ops[0].number2);
+	} else if (ok && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
 		emit(b, LO_REG, ops[0].atom - DW_OP_breg0);
 		emit(b, LO_PLUS, (int64_t)ops[0].number);
+	} else {
+		ok = false;
 	}
 	free(frame);
 	return ok;
@@ -1290,6 +1299,29 @@ static bool have_var(const struct probe_site *s, const char *name)
 	return false;
 }
 
+/*
+ * Is parameter v, at the entry of its function, in a stack slot of the
+ * function's own frame, which the prologue has yet to store it in? So
+ * unoptimized code says where a parameter lives once the prologue ran
+ * (DW_OP_fbreg below the canonical frame address, or against a frame
+ * register the prologue sets up): at the entry that slot holds whatever
+ * an earlier call left there.
+ */
+static bool stored_by_prologue(const struct where *w, Dwarf_Die *v)
+{
+	Dwarf_Attribute a, fa;
+	Dwarf_Op *ops, *fops;
+	size_t n, fn;
+	if (!dwarf_attr_integrate(v, DW_AT_location, &a) ||
+	    dwarf_getlocation_addr(&a, w->pc, &ops, &n, 1) != 1 || n != 1 || ops[0].atom != DW_OP_fbreg)
+		return false;
+	if (!dwarf_attr_integrate(w->func, DW_AT_frame_base, &fa) ||
+	    dwarf_getlocation_addr(&fa, w->pc, &fops, &fn, 1) != 1 || fn != 1)
+		return false;
+	/* CFA - 8 holds the return address; below it is the callee's own. */
+	return fops[0].atom != DW_OP_call_frame_cfa || (int64_t)ops[0].number < 0;
+}
+
 /* Parameters in order, then the locals of every scope around the entry. */
 static void load_vars(struct probe_site *s)
 {
@@ -1315,6 +1347,12 @@ static void load_vars(struct probe_site *s)
 		if (tag == DW_TAG_lexical_block && dwarf_dieoffset(&scopes[i]) != s->src_key)
 			chain[nchain++] = &scopes[i];
 	}
+	/* At the entry of a function (not an inlined copy), parameters its
+	 * prologue has yet to store are where the calling convention put
+	 * them: every parameter, named or not, takes its place in order. */
+	struct abi abi;
+	bool by_abi = w.at_entry && !s->src_frame;
+	abi_start(&abi, s->return_type);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int c = 0; c < nchain; c++) {
 			Dwarf_Die v;
@@ -1325,12 +1363,27 @@ static void load_vars(struct probe_site *s)
 				bool param = tag == DW_TAG_formal_parameter;
 				if (pass == 0 ? !param : tag != DW_TAG_variable)
 					continue;
+				struct tloc entry_loc = { .kind = TL_NONE };
+				bool use_abi = false;
+				if (param && c == 0 && by_abi) {
+					Dwarf_Die ty;
+					abi_place(&abi, dw_type(o, die_type(&v, &ty) ? &ty : NULL), &entry_loc);
+					use_abi = stored_by_prologue(&w, &v);
+				}
 				Dwarf_Attribute na;
 				const char *name = dwarf_formstring(dwarf_attr_integrate(&v, DW_AT_name, &na));
-				if (!name || have_var(s, name))
+				if (!name || have_var(s, name)) {
+					tloc_free(&entry_loc);
 					continue;
+				}
 				struct tvar tv = { .name = xstrdup(name), .is_param = param };
 				load_var(&w, &v, &tv);
+				if (use_abi) {
+					tloc_free(&tv.loc);
+					tv.loc = entry_loc;
+				} else {
+					tloc_free(&entry_loc);
+				}
 				push_var(s, &cap, tv);
 			} while (dwarf_siblingof(&v, &v) == 0);
 		}

@@ -42,6 +42,7 @@ struct ctype {
 	bool is_signed;      /* CT_INT, CT_ENUM */
 	bool is_char;        /* a char type: arrays and pointers of it read as strings */
 	bool is_bool;
+	bool is_float;       /* CT_INT of a floating-point type (float, double) */
 	struct ctype *target; /* CT_PTR: what it points to; CT_ARRAY: the element */
 	uint64_t count;      /* CT_ARRAY: elements (0: unknown) */
 	struct cmember *members; /* CT_STRUCT, CT_UNION, once complete */
@@ -180,6 +181,27 @@ struct probe_site {
 	char *mark_provider;       /* a marker (function is its name); NULL: not one */
 	bool is_plt;               /* a PLT entry (function: the function it calls) */
 };
+
+/*
+ * Where a function's parameters are at its entry, by the x86-64 calling
+ * convention, in order: what BTF knows of a function, and what DWARF's
+ * locations at the entry of unoptimized code (which point at stack slots
+ * the prologue has yet to fill) are replaced with.
+ */
+struct abi {
+	int regs_used;   /* of the six integer argument registers */
+	int64_t stack;   /* the next stack argument's offset from rsp at entry */
+};
+/* Before the first parameter of a function returning ret (NULL: void):
+ * a large struct returned by value takes the first register (its address). */
+void abi_start(struct abi *abi, struct ctype *ret);
+/* The next parameter, of type t, into l: a register, two for a 9- to
+ * 16-byte struct, or the stack; TL_NONE (with why) for a floating-point
+ * one, which comes in SSE registers a probe does not see. */
+void abi_place(struct abi *abi, struct ctype *t, struct tloc *l);
+
+/* What a location holds, freed (it is left TL_NONE). */
+void tloc_free(struct tloc *l);
 
 /* The site's variables, loaded on first use. */
 void site_load_vars(struct probe_site *site);
