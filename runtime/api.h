@@ -116,6 +116,11 @@ struct rt_static {
 	rt_long offset;              /* from symbol */
 	rt_size text_offset;         /* the kernel: from _text */
 	unsigned long addr;          /* run time; 0: not known now */
+	/* A user file's object: 1 + its index in rt_script.uobjects (0: not
+	 * one), and its distance from where the file's first page is mapped
+	 * in the process the hit is in. */
+	int uobject;
+	rt_size uoffset;
 };
 
 /* A user-space file probes are in, and its symbols for usymname() and the

@@ -132,8 +132,11 @@ rt_long rt_arg(struct rt_context *c, rt_long n, int size, int is_signed, const c
 unsigned long rt_static_addr(struct rt_context *c, rt_size i, const char *what, const char *loc)
 {
 	const struct rt_static *st = &rt_script.statics[i];
-	unsigned long addr = READ_ONCE(st->addr);
+	unsigned long addr;
 
+	if (st->uobject)
+		return rt_ustatic_addr(c, st, what, loc);
+	addr = READ_ONCE(st->addr);
 	if (!addr) {
 		if (st->module)
 			rt_failf(c, loc, NULL, "%s: module %s is not loaded", what, st->module);

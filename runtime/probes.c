@@ -1172,6 +1172,8 @@ static void rt_statics_start(void)
 		struct rt_static *st = &rt_script.statics[i];
 		struct module *mod;
 
+		if (st->uobject)
+			continue; /* found in the hit's process (rt_static_addr) */
 		if (!st->module) {
 			if (rt_script.printk_offset)
 				st->addr = (unsigned long)&_printk - rt_script.printk_offset +

@@ -239,6 +239,11 @@ void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);
 
+/* uprobes.c: where a user file's static object is in the current
+ * process, from the file's mapping there (0, the hit failed, if none). */
+unsigned long rt_ustatic_addr(struct rt_context *c, const struct rt_static *st, const char *what,
+			      const char *loc);
+
 /* alloc.c: large zeroed areas, failing (not retrying, not warning) when
  * memory is short; and the check of the script's total against MAXMEMORY. */
 void *rt_alloc_big(size_t size);

@@ -111,6 +111,50 @@ out:
 	mmap_read_unlock(mm);
 }
 
+/*
+ * A user file's global or static variable in the current process: where
+ * the file's first page is mapped (the mapping at file offset 0, which
+ * the dynamic linker or exec always makes), plus its distance from there;
+ * .bss beyond the file's end is in the anonymous mapping that follows,
+ * at the same distance. The memory map's lock is only tried: a thread
+ * changing the map at that moment makes the read fail, and says so.
+ */
+unsigned long rt_ustatic_addr(struct rt_context *c, const struct rt_static *st, const char *what,
+			      const char *loc)
+{
+	const struct rt_uobject *obj = &rt_script.uobjects[st->uobject - 1];
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned long addr = 0;
+	void *inode = READ_ONCE(obj->inode);
+
+	if (!mm || (current->flags & PF_KTHREAD)) {
+		rt_failf(c, loc, NULL, "%s: a variable of %s, read where no process runs", what,
+			 obj->path);
+		return 0;
+	}
+	if (!inode || !mmap_read_trylock(mm)) {
+		rt_failf(c, loc, NULL, "%s: %s", what,
+			 inode ? "the process's memory map was being changed (a thread mapping or unmapping memory); try again"
+			       : "its file is not there");
+		return 0;
+	}
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			if (vma->vm_file && !vma->vm_pgoff && file_inode(vma->vm_file) == inode) {
+				addr = vma->vm_start + st->uoffset;
+				break;
+			}
+	}
+	mmap_read_unlock(mm);
+	if (!addr)
+		rt_failf(c, loc, NULL, "%s: %s is not mapped in process %d (%s)", what, obj->path,
+			 task_tgid_nr(current), current->comm);
+	return addr;
+}
+
 enum rt_uaddr_text { RT_USYMNAME, RT_USYMDATA, RT_UMODNAME };
 
 /* usymname, usymdata or umodname of addr into buf; an address in no

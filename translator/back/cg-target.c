@@ -56,7 +56,8 @@ static void reader_free(struct reader *r)
 static bool same_static(const struct tstatic *a, const struct tstatic *b)
 {
 	return !strcmp(a->object, b->object) && a->offset == b->offset &&
-	       a->text_offset == b->text_offset && !a->symbol == !b->symbol &&
+	       a->text_offset == b->text_offset && a->user_vaddr == b->user_vaddr &&
+	       !a->symbol == !b->symbol &&
 	       (!a->symbol || !strcmp(a->symbol, b->symbol));
 }
 

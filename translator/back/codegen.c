@@ -1755,6 +1755,27 @@ static void cg_user_objects(struct session *s, struct strbuf *file)
 	free(emitted);
 }
 
+/* A user file's index in the program's user objects (sema added it), and
+ * the virtual address of its first page: what its mapping at file offset
+ * 0 holds in a process. */
+static uint64_t user_first_page(const struct session *s, const char *path, size_t *index)
+{
+	const struct ptrvec *objs = &s->prog.user_objects;
+	for (size_t i = 0; i < objs->n; i++) {
+		const struct user_elf *u = objs->v[i];
+		if (strcmp(u->path, path))
+			continue;
+		uint64_t first = UINT64_MAX;
+		for (size_t k = 0; k < u->nsegs; k++)
+			if (u->segs[k].offset < 4096 && u->segs[k].vaddr - u->segs[k].offset < first)
+				first = u->segs[k].vaddr - u->segs[k].offset;
+		*index = i;
+		return first == UINT64_MAX ? 0 : first;
+	}
+	*index = 0;
+	return 0;
+}
+
 static const char *rt_kind(enum probe_kind k)
 {
 	switch (k) {
@@ -2068,6 +2089,13 @@ char *cg_translate(struct session *s)
 		sb_puts(&file, "static struct rt_static rt_statics[] = {\n");
 		for (size_t i = 0; i < g.statics.n; i++) {
 			const struct tstatic *st = g.statics.v[i];
+			if (st->object[0] == '/') {
+				size_t k = 0;
+				uint64_t base = user_first_page(s, st->object, &k);
+				sb_printf(&file, "\t{ .uobject = %zu, .uoffset = 0x%llx },\n", k + 1,
+					  (unsigned long long)(st->user_vaddr - base));
+				continue;
+			}
 			bool kernel = !strcmp(st->object, "kernel");
 			char *mod = kernel ? xstrdup("0") : c_string(st->object, strlen(st->object));
 			char *sym = st->symbol ? c_string(st->symbol, strlen(st->symbol)) : xstrdup("0");
@@ -2085,7 +2113,7 @@ char *cg_translate(struct session *s)
 		/* staprun checks these modules' build-ids too, as a probed module's. */
 		for (size_t i = 0; i < g.statics.n; i++) {
 			const struct tstatic *st = g.statics.v[i];
-			bool seen = !strcmp(st->object, "kernel") || !st->build_id;
+			bool seen = !strcmp(st->object, "kernel") || !st->build_id || st->object[0] == '/';
 			for (size_t k = 0; k < prog->probes.n && !seen; k++) {
 				const struct probe *q = prog->probes.v[k];
 				seen = q->module && q->site && q->site->build_id &&

@@ -1054,10 +1054,19 @@ static const struct dw_sym *nearest_unique(const struct dw_obj *o, const char *s
 /*
  * A static object at DWARF's address addr, as the runtime can find it: an
  * offset from _text in the kernel; in a module, an offset from the
- * nearest unique symbol of the same section. NULL if there is none.
+ * nearest unique symbol of the same section; in a user file, its virtual
+ * address there. NULL if there is none.
  */
 static struct tstatic *static_at(struct dw_obj *o, Dwarf_Addr addr)
 {
+	if (o->is_user) {
+		/* Found at run time through the file's mapping in the process. */
+		struct tstatic *st = xcalloc(1, sizeof *st);
+		st->object = xstrdup(o->name);
+		st->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+		st->user_vaddr = addr + o->bias - o->elf_bias;
+		return st;
+	}
 	if (o->is_kernel) {
 		struct tstatic *st = xcalloc(1, sizeof *st);
 		st->object = xstrdup(o->name);

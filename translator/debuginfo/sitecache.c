@@ -35,9 +35,9 @@
 #include "debuginfo/sitecache.h"
 
 #define FORMAT "tapline-sites"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 
-enum { TF_SIGNED = 1, TF_CHAR = 2, TF_BOOL = 4, TF_COMPLETE = 8 };
+enum { TF_SIGNED = 1, TF_CHAR = 2, TF_BOOL = 4, TF_COMPLETE = 8, TF_FLOAT = 16 };
 enum { SF_STATEMENT = 1, SF_INLINE = 2, SF_VARS = 4 };
 
 /* --- writing --- */
@@ -117,7 +117,8 @@ static void put_loc(struct strbuf *b, struct type_numbers *tn, const struct tloc
 		put_str(b, l->stat->object);
 		put_str(b, l->stat->build_id);
 		put_str(b, l->stat->symbol);
-		sb_printf(b, " %" PRId64 " %" PRIu64, l->stat->offset, l->stat->text_offset);
+		sb_printf(b, " %" PRId64 " %" PRIu64 " %" PRIu64, l->stat->offset, l->stat->text_offset,
+			  l->stat->user_vaddr);
 	}
 	for (size_t i = 0; i < l->npieces; i++) {
 		sb_printf(b, " p %" PRIu64, l->pieces[i].size);
@@ -164,7 +165,8 @@ static void put_type(struct strbuf *b, struct type_numbers *tn, const struct cty
 	put_str(b, t->name);
 	sb_printf(b, " %" PRIu64 " %d %ld %" PRIu64 " %zu %zu\n", t->size,
 		  (t->is_signed ? TF_SIGNED : 0) | (t->is_char ? TF_CHAR : 0) |
-			  (t->is_bool ? TF_BOOL : 0) | (parts ? TF_COMPLETE : 0),
+			  (t->is_bool ? TF_BOOL : 0) | (t->is_float ? TF_FLOAT : 0) |
+			  (parts ? TF_COMPLETE : 0),
 		  parts ? type_number(tn, t->target) : -1, t->count, parts ? t->nmembers : 0,
 		  parts ? t->nenums : 0);
 	for (size_t i = 0; parts && i < t->nmembers; i++) {
@@ -389,6 +391,7 @@ static void get_type_parts(struct reader *r, struct ctype *t)
 	t->is_signed = flags & TF_SIGNED;
 	t->is_char = flags & TF_CHAR;
 	t->is_bool = flags & TF_BOOL;
+	t->is_float = flags & TF_FLOAT;
 	t->complete = flags & TF_COMPLETE;
 	if (!t->complete)
 		t->src = &gap_source;
@@ -451,6 +454,7 @@ static void get_loc(struct reader *r, struct tloc *l, int depth)
 		st->symbol = get_str(r);
 		st->offset = get_s64(r);
 		st->text_offset = get_u64(r);
+		st->user_vaddr = get_u64(r);
 		l->stat = st;
 		if (!st->object)
 			r->bad = true;

@@ -103,6 +103,7 @@ struct tstatic {
 	char *symbol;         /* a module: a data or code symbol, unique in it */
 	int64_t offset;       /* from symbol */
 	uint64_t text_offset; /* the kernel: from _text */
+	uint64_t user_vaddr;  /* a user file (object is its path): its virtual address there */
 };
 
 struct tloc_op {

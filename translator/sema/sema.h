@@ -43,6 +43,11 @@ struct symbol *sema_find_function(const struct session *s, const char *name, int
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 			   const struct symbol *v);
 
+/* A user file the module finds in processes' mappings (its symbols for
+ * usymname(), its globals' addresses): added to the program once. */
+struct user_elf;
+void uprobes_add_object(struct session *s, const struct user_elf *u);
+
 /* The session's debug information, opened on first use (probes.c). */
 struct dw *sema_debuginfo(struct session *s);
 /* Hint how to get the kernel's DWARF for what ("locals", "statement

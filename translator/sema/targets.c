@@ -15,6 +15,7 @@
 
 #include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
+#include "debuginfo/userelf.h"
 #include "front/diag.h"
 #include "sema/sema.h"
 
@@ -292,6 +293,19 @@ static struct target_access *plan_static(struct resolver *r, const struct tvar *
 	if (v->loc.stat && !strcmp(v->loc.stat->object, "kernel") && !sema_find_text(r->s)) {
 		err(r, "'%s' cannot be read: the kernel's symbol addresses are not known here", a->text);
 		return NULL;
+	}
+	if (v->loc.stat && v->loc.stat->object[0] == '/') {
+		/* A user file's: the runtime finds it where the file is mapped. */
+		char *why = NULL;
+		const struct user_elf *u = user_elf_open(v->loc.stat->object, &why);
+		if (!u) {
+			err(r, "'%s' cannot be read: %s: %s", a->text, v->loc.stat->object,
+			    why ? why : "cannot read it");
+			free(why);
+			return NULL;
+		}
+		uprobes_add_object(r->s, u);
+		a->user = true;
 	}
 	a->loc = &v->loc;
 	a->base_type = ctype_complete(v->type);

@@ -49,8 +49,10 @@ static char *program_of(struct pp_ctx *c, char **why)
 	return NULL;
 }
 
-/* u's symbols go into the module (usymname() and the like), once. */
-static void add_symbol_object(struct session *s, const struct user_elf *u)
+/* u's symbols go into the module (usymname() and the like), once; so
+ * does the file itself, which the runtime finds in a process's mappings
+ * (a global of it read, the symbol of an address). */
+void uprobes_add_object(struct session *s, const struct user_elf *u)
 {
 	for (size_t i = 0; i < s->prog.user_objects.n; i++)
 		if (s->prog.user_objects.v[i] == u)
@@ -71,7 +73,7 @@ static bool add_user_probe(struct pp_ctx *c, const struct user_elf *u, enum prob
 		return false;
 	}
 	struct probe *p = add_site_probe(c, kind, site);
-	add_symbol_object(c->s, u);
+	uprobes_add_object(c->s, u);
 	p->user_file = xstrdup(u->path);
 	p->file_offset = off;
 	p->sem_offset = sem;
@@ -518,7 +520,7 @@ int uprobes_symbol_files(struct session *s)
 				why ? why : "cannot read it");
 			errors++;
 		} else {
-			add_symbol_object(s, u);
+			uprobes_add_object(s, u);
 		}
 		free(why);
 		free(path);
@@ -533,7 +535,7 @@ int uprobes_symbol_files(struct session *s)
 			char *lib = user_find_library(u, u->needed[k], &why);
 			const struct user_elf *l = lib ? user_elf_open(lib, &why) : NULL;
 			if (l)
-				add_symbol_object(s, l);
+				uprobes_add_object(s, l);
 			else if (s->verbose)
 				fprintf(stderr, "stap: --ldd: %s of %s: %s\n", u->needed[k], u->path,
 					why ? why : "not found");
