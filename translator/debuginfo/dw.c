@@ -1443,8 +1443,9 @@ struct walk {
 	struct ptrvec *sites;
 	size_t *left_out;
 	int found;
-	/* The candidates' symbols matched: a user function is one whose DWARF
-	 * names it otherwise (libc's malloc is __libc_malloc). */
+	/* The candidate's symbol matched: a user function is one whose DWARF
+	 * names it otherwise (libc's malloc is __libc_malloc). A C++ symbol
+	 * is mangled: its DWARF name and scopes must match instead. */
 	bool symbol_matched;
 	void (*each)(const char *name, void *ctx);
 	void *ctx;
@@ -1586,6 +1587,120 @@ static void place_user(struct dw_obj *o, struct probe_site *s, Dwarf_Die *die, D
 	s->user_entry_vaddr = user_vaddr(o, pc);
 }
 
+/* Is the unit C++? Only its names have scopes and template arguments. */
+static bool is_cxx(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	Dwarf_Word lang;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || !dwarf_attr(&cu, DW_AT_language, &a) ||
+	    dwarf_formudata(&a, &lang) != 0)
+		return false;
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
+/* Does a DIE's subtree describe a call? */
+static bool has_call_site(Dwarf_Die *die, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 16 || dwarf_child(die, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site || has_call_site(&c, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* May an exception leave this C++ function? Not if it calls nothing: gcc
+ * says when its DWARF describes every call (DW_AT_call_all_calls), and
+ * throwing is a call too. */
+static bool cxx_may_throw(Dwarf_Die *die)
+{
+	bool all_calls = false;
+	Dwarf_Attribute a;
+	if (dwarf_attr(die, DW_AT_call_all_calls, &a) || dwarf_attr(die, DW_AT_GNU_all_call_sites, &a))
+		dwarf_formflag(&a, &all_calls);
+	return !all_calls || has_call_site(die, 0);
+}
+
+/*
+ * A C++ function's name with the namespaces and classes around its
+ * declaration, "geo::Rect::area" (an out-of-line definition points at its
+ * declaration, an inlined copy at its origin); NULL when it has none or
+ * is not C++.
+ */
+static char *cxx_qualified_name(Dwarf_Die *die, const char *name)
+{
+	if (!is_cxx(die))
+		return NULL;
+	Dwarf_Die decl = *die, next;
+	Dwarf_Attribute a;
+	for (int i = 0; i < 4; i++) {
+		if (!dwarf_attr(&decl, DW_AT_specification, &a) &&
+		    !dwarf_attr(&decl, DW_AT_abstract_origin, &a))
+			break;
+		if (!dwarf_formref_die(&a, &next))
+			break;
+		decl = next;
+	}
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	struct strbuf b;
+	sb_init(&b);
+	/* scopes[0] is the declaration, scopes[n - 1] the unit. */
+	for (int i = n - 2; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+			continue;
+		const char *sn = dwarf_diename(&scopes[i]);
+		sb_printf(&b, "%s::", sn ? sn : "(anonymous namespace)");
+	}
+	free(scopes);
+	if (!b.len) {
+		sb_free(&b);
+		return NULL;
+	}
+	sb_printf(&b, "%s", name);
+	return sb_detach(&b);
+}
+
+/* s without its template arguments ("twice<int>" -> "twice"), or NULL if
+ * it has none; an operator's '<' is its name. */
+static char *without_template_args(const char *s)
+{
+	const char *op = strstr(s, "operator");
+	const char *lt = strchr(op ? op + 8 + strspn(op + 8, "<=>") : s, '<');
+	return lt && lt > s ? xstrndup(s, (size_t)(lt - s)) : NULL;
+}
+
+/* Does the pattern name the function: by its own name, or (C++) its
+ * qualified name or the end of it ("Rect::area" for "geo::Rect::area"),
+ * either with or without template arguments? */
+static bool cxx_name_matches(const char *pattern, const char *name, const char *qualified)
+{
+	if (fnmatch(pattern, name, 0) == 0)
+		return true;
+	if (!qualified && !strchr(name, '<'))
+		return false;
+	for (const char *q = qualified; q; q = strstr(q, "::") ? strstr(q, "::") + 2 : NULL) {
+		if (fnmatch(pattern, q, 0) == 0)
+			return true;
+		char *bare = without_template_args(q);
+		bool match = bare && fnmatch(pattern, bare, 0) == 0;
+		free(bare);
+		if (match)
+			return true;
+	}
+	char *bare = without_template_args(name);
+	bool match = bare && fnmatch(pattern, bare, 0) == 0;
+	free(bare);
+	return match;
+}
+
 static void consider(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Attribute na;
@@ -1597,8 +1712,14 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		w->each(name, w->ctx);
 		return;
 	}
-	if (fnmatch(w->q->function, name, 0) != 0 && !w->symbol_matched)
+	char *qualified = cxx_qualified_name(die, name);
+	if (!w->symbol_matched && !cxx_name_matches(w->q->function, name, qualified)) {
+		free(qualified);
 		return;
+	}
+	bool cxx = qualified || is_cxx(die);
+	if (qualified)
+		name = qualified; /* the site is named so: -l, pp() */
 	const char *file = decl_file(w->o, die);
 	if (getenv("TAPLINE_CHECK_DECL_FILE")) {
 		const char *lib = dwarf_decl_file(die);
@@ -1629,6 +1750,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		return;
 	}
 	struct probe_site *s = xcalloc(1, sizeof *s);
+	s->may_throw = cxx && cxx_may_throw(die);
 	if (o->is_user)
 		place_user(o, s, die, pc, w->q->at_entry);
 	s->object = xstrdup(o->name);
@@ -1695,6 +1817,7 @@ struct candidate {
 	Dwarf_Off cu;
 	Dwarf_Addr pc;
 	bool found;
+	bool by_symbol; /* its symbol matched the pattern itself */
 };
 
 static int candidate_cmp(const void *x, const void *y)
@@ -1706,7 +1829,7 @@ static int candidate_cmp(const void *x, const void *y)
 }
 
 static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, size_t *n,
-			  size_t *cap)
+			  size_t *cap, bool by_symbol)
 {
 	Dwarf_Die cu;
 	if (!dwarf_addrdie(w->o->dbg, pc, &cu))
@@ -1715,7 +1838,7 @@ static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, s
 		*cap = *cap ? 2 * *cap : 64;
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
-	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc, false };
+	(*v)[(*n)++] = (struct candidate){ dwarf_dieoffset(&cu), pc, false, by_symbol };
 }
 
 /* The candidates of one unit, v[i..j), sorted by address, and how many of
@@ -1741,6 +1864,12 @@ static void match_entry(struct unit_candidates *uc, Dwarf_Die *die, Dwarf_Addr e
 	if (lo < uc->j && uc->v[lo].pc == entry && !uc->v[lo].found) {
 		uc->v[lo].found = true;
 		uc->left--;
+		/* Two symbols at one address (a C++ constructor's C1 and C2):
+		 * either may have matched by name. */
+		bool by_symbol = false;
+		for (size_t k = lo; k < uc->j && uc->v[k].pc == entry; k++)
+			by_symbol |= uc->v[k].by_symbol;
+		uc->w->symbol_matched = by_symbol;
 		consider(uc->w, die);
 	}
 }
@@ -1834,6 +1963,41 @@ static bool base_name_matches(const char *pattern, const char *sym)
 }
 
 /*
+ * Might a C++ function whose mangled symbol is sym be what the pattern
+ * names ("area", "geo::Rect::area", "twice<int>", "geo::*")? Mangling
+ * spells each name of the chain as it is, so the longest plain run of
+ * the pattern's last part, without template arguments, must be in it.
+ * Its DWARF name and scopes are then compared.
+ */
+static bool cxx_may_match(const char *pattern, const char *sym)
+{
+	if (strncmp(sym, "_Z", 2))
+		return false;
+	const char *last = pattern;
+	for (const char *p = pattern; *p; p++)
+		if (p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	size_t end = strcspn(last, "<");
+	size_t best = 0, best_len = 0;
+	for (size_t i = 0; i < end;) {
+		size_t run = strcspn(last + i, "*?[\\<");
+		if (run > end - i)
+			run = end - i;
+		if (run > best_len)
+			best = i, best_len = run;
+		i += run + 1;
+	}
+	if (!best_len)
+		return true;
+	char lit[256];
+	if (best_len >= sizeof lit)
+		return false;
+	memcpy(lit, last + best, best_len);
+	lit[best_len] = 0;
+	return strstr(sym, lit) != NULL;
+}
+
+/*
  * Instead of every unit of the DWARF (the kernel's is large, and a
  * module's units are mostly the types of the headers it includes), only
  * the units holding a function whose symbol matches: a clone's symbol is
@@ -1858,7 +2022,7 @@ static void walk_symbols(struct walk *w)
 					continue;
 				pc = o->secs[k].addr + y->offset;
 			}
-			add_candidate(w, pc, &v, &n, &cap);
+			add_candidate(w, pc, &v, &n, &cap, false);
 		}
 	} else {
 		int nsyms = dwfl_module_getsymtab(o->mod);
@@ -1867,13 +2031,16 @@ static void walk_symbols(struct walk *w)
 			GElf_Addr value;
 			const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
 								   NULL);
-			if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-			    base_name_matches(w->q->function, name))
-				add_candidate(w, value - o->bias, &v, &n, &cap);
+			if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			if (base_name_matches(w->q->function, name))
+				add_candidate(w, value - o->bias, &v, &n, &cap, o->is_user);
+			else if (o->is_user && cxx_may_match(w->q->function, name))
+				add_candidate(w, value - o->bias, &v, &n, &cap, false);
 		}
 	}
-	w->symbol_matched = o->is_user;
 	consider_candidates(w, v, n);
+	w->symbol_matched = false;
 	free(v);
 }
 

@@ -181,6 +181,7 @@ struct probe_site {
 	uint64_t user_sem_vaddr;   /* a marker's semaphore; 0: none */
 	char *mark_provider;       /* a marker (function is its name); NULL: not one */
 	bool is_plt;               /* a PLT entry (function: the function it calls) */
+	bool may_throw;            /* a C++ function an exception may leave */
 };
 
 /*

@@ -174,12 +174,24 @@ static void user_functions(struct pp_ctx *c, const struct user_elf *u, int fi)
 	char *what = xasprintf("'%s' in '%s'", fc->arg->str, u->path);
 	bool too_many = too_many_matches(c, fc->arg->loc, what, sites.n, "places");
 	free(what);
-	size_t placed = 0;
+	size_t placed = 0, cxx = 0;
 	for (size_t i = 0; i < sites.n && !too_many; i++) {
 		struct probe_site *s = sites.v[i];
 		if (returns_nothing_for(c, kind, strpbrk(func, "*?[") != NULL, s))
 			continue;
-		placed += add_user_probe(c, u, kind, s, fc->arg->loc);
+		if (add_user_probe(c, u, kind, s, fc->arg->loc)) {
+			placed++;
+			cxx += s->may_throw;
+		}
+	}
+	if (kind == PK_URETPROBE && cxx) {
+		diag_warning(fc->arg->loc, D_UNSUPPORTED,
+			     "if an exception leaves %s, the program is killed (std::terminate): a "
+			     ".return probe puts its own return address on the stack, which the C++ "
+			     "unwinder cannot step through",
+			     cxx == 1 ? "this C++ function" : "one of these C++ functions");
+		diag_hint("for a function that may throw, probe its entry, or a statement after "
+			  "the call in its callers");
 	}
 	if (!placed && !too_many && !c->pt->optional) {
 		if (statement) {
