@@ -37,6 +37,8 @@ static void rt_uobjects_start(void)
 {
 	rt_size i;
 
+	if (!rt_script.nuobjects || rt_uobject_paths)
+		return;
 	rt_uobject_paths = kcalloc(rt_script.nuobjects, sizeof(*rt_uobject_paths), GFP_KERNEL);
 	for (i = 0; rt_uobject_paths && i < rt_script.nuobjects; i++)
 		if (!kern_path(rt_script.uobjects[i].path, LOOKUP_FOLLOW, &rt_uobject_paths[i]))
@@ -503,9 +505,10 @@ int rt_uprobes_prepare(void)
 		if (p->kind == RT_URETPROBE && p->entry && p->entry_size > need)
 			need = p->entry_size;
 	}
+	/* The files of -d (usymname() from a timer) too, uprobes or not. */
+	rt_uobjects_start();
 	if (!n)
 		return 0;
-	rt_uobjects_start();
 	rt_uplaces = kvcalloc(rt_script.nprobes, sizeof(*rt_uplaces), GFP_KERNEL);
 	if (!rt_uplaces)
 		return -ENOMEM;
@@ -529,8 +532,10 @@ void rt_uprobes_stop(void)
 	int i, removed = 0;
 	s64 missed;
 
-	if (!rt_uplaces)
+	if (!rt_uplaces) {
+		rt_uobjects_stop();
 		return;
+	}
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_uplace *up = &rt_uplaces[i];
 
@@ -564,6 +569,7 @@ void rt_uprobes_stop(void)
 
 int rt_uprobes_prepare(void)
 {
+	rt_uobjects_start();
 	return 0;
 }
 
@@ -575,6 +581,7 @@ int rt_uprobe_place(int i, const char **why)
 
 void rt_uprobes_stop(void)
 {
+	rt_uobjects_stop();
 }
 
 #endif

@@ -169,6 +169,38 @@ void diag_set_quiet(bool on)
 	quiet = on;
 }
 
+/*
+ * Has this very message been given at this place already? A body copied
+ * for each site of a wildcard, or each PLT entry, meets the same fault
+ * once per copy: it is said once (and still counted).
+ */
+#define DIAG_SEEN_MAX 4096
+static uint64_t seen[DIAG_SEEN_MAX];
+static size_t nseen;
+/* Errors said (the repeats are counted in nerrors, not here). */
+static int nshown;
+
+static bool said_before(struct loc loc, enum diag_code code, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vasprintf(&text, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return false;
+	uint64_t h = hash_bytes(HASH_INIT, &loc, sizeof loc);
+	h = hash_bytes(h, &code, sizeof code);
+	h = hash_bytes(h, text, (size_t)n);
+	free(text);
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i] == h)
+			return true;
+	if (nseen < DIAG_SEEN_MAX)
+		seen[nseen++] = h;
+	return false;
+}
+
 void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
 	if (quiet) {
@@ -177,11 +209,18 @@ void diag_error(struct loc loc, enum diag_code code, const char *fmt, ...)
 	}
 	va_list ap;
 	va_start(ap, fmt);
+	if (loc.file >= 0 && said_before(loc, code, fmt, ap)) {
+		va_end(ap);
+		last_shown = false;
+		nerrors++;
+		return;
+	}
 	report("error", loc, code, fmt, ap);
 	va_end(ap);
 	last_shown = true;
-	if (++nerrors >= DIAG_MAX_ERRORS) {
-		fprintf(stderr, "stap: too many errors (%d), stopping\n", nerrors);
+	nerrors++;
+	if (++nshown >= DIAG_MAX_ERRORS) {
+		fprintf(stderr, "stap: too many errors (%d), stopping\n", nshown);
 		if (stop_hook)
 			stop_hook();
 		exit(1);
@@ -216,9 +255,14 @@ void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 		nsuppressed[code]++;
 		return;
 	}
-	nwarnings[code]++;
 	va_list ap;
 	va_start(ap, fmt);
+	if (loc.file >= 0 && said_before(loc, code, fmt, ap)) {
+		va_end(ap);
+		last_shown = false;
+		return;
+	}
+	nwarnings[code]++;
 	report("warning", loc, code, fmt, ap);
 	va_end(ap);
 }

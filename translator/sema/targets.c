@@ -410,7 +410,10 @@ static struct target_access *resolve_list(struct resolver *r)
 	bool parms = !strcmp(which, "vars") || !strcmp(which, "parms");
 	bool locals = !strcmp(which, "vars") || !strcmp(which, "locals");
 	bool ret = !strcmp(which, "return");
-	if (site->mark_provider && (!strcmp(which, "name") || !strcmp(which, "provider"))) {
+	/* A marker's name and provider; a PLT entry's function (SystemTap's
+	 * $$name in .plt probes). */
+	if ((site->mark_provider && (!strcmp(which, "name") || !strcmp(which, "provider"))) ||
+	    (site->is_plt && !strcmp(which, "name"))) {
 		struct target_access *a = xcalloc(1, sizeof *a);
 		a->result = TA_CONSTANT;
 		a->text = ast_expr_text(r->n);
@@ -418,7 +421,8 @@ static struct target_access *resolve_list(struct resolver *r)
 		return a;
 	}
 	if (!parms && !locals && !ret) {
-		err(r, "'$$%s' is not one of $$vars, $$parms, $$locals, $$return", which);
+		err(r, "'$$%s' is not one of $$vars, $$parms, $$locals, $$return%s", which,
+		    site->mark_provider ? ", $$name, $$provider" : site->is_plt ? ", $$name" : "");
 		return NULL;
 	}
 	if (r->n->list) {

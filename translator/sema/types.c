@@ -467,6 +467,9 @@ static enum type check_target(struct checker *c, struct node *n)
 		n->access = target_resolve(c->s, c->h, n, c->in_entry, false);
 	if (!n->access)
 		n->access = &failed_access;
+	/* Said already: whatever uses it says nothing more. */
+	if (n->access == &failed_access)
+		return T_UNKNOWN;
 	return access_type(n->access);
 }
 
