@@ -385,7 +385,7 @@ int rt_tasks_start(void)
 		rt_prog_of[i] = rt_program(p->symbol, &rc);
 		if (rt_prog_of[i] < 0) {
 			rt_message("error", "cannot place probe %s: %s (%d)", p->pp,
-				   rc == -E2BIG ? "more than 64 programs" : "no such program here", rc);
+				   rc == -E2BIG ? "more than 64 programs" : "the program is not on this machine", rc);
 			goto fail;
 		}
 	}

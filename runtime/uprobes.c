@@ -355,7 +355,7 @@ static const char *rt_uprobe_errno_text(int rc)
 {
 	switch (rc) {
 	case -ENOENT:
-		return "no such file here";
+		return "the file is not on this machine";
 	case -EINVAL:
 		return "the offset is past the file's end or not where an instruction can be probed, or the kernel would not count the marker's semaphore there";
 	case -ENOTSUPP:

@@ -231,6 +231,12 @@ static struct user_elf *read_user_elf(const char *path, char **why)
 				u->segs[u->nsegs++] = (struct user_segment){
 					ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
 					(ph.p_flags & PF_X) != 0, (ph.p_flags & PF_W) != 0 };
+			if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < 4096) {
+				char interp[4096];
+				if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) ==
+				    (ssize_t)ph.p_filesz)
+					u->interp = xstrndup(interp, strnlen(interp, ph.p_filesz));
+			}
 		}
 	}
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -416,6 +422,50 @@ char *user_find_library(const struct user_elf *prog, const char *lib, char **why
 	pv_free_all(&found);
 	pv_free_all(&dirs);
 	return path;
+}
+
+void user_runtime_files(const struct user_elf *prog, struct ptrvec *asked, struct ptrvec *real)
+{
+	pv_push(asked, xstrdup(prog->path));
+	pv_push(real, xstrdup(prog->path));
+	if (prog->interp) {
+		char *r = realpath(prog->interp, NULL);
+		if (r) {
+			pv_push(asked, xstrdup(prog->interp));
+			pv_push(real, r);
+		}
+	}
+	struct ptrvec dirs = { 0 }, seen = { 0 };
+	lib_dirs(prog, &dirs);
+	pv_push(&seen, xstrdup(prog->path));
+	for (size_t k = 0; k < seen.n && k < 256; k++) {
+		char *w = NULL;
+		const struct user_elf *u = user_elf_open(seen.v[k], &w);
+		free(w);
+		for (size_t i = 0; u && i < u->nneeded; i++) {
+			for (size_t d = 0; d < dirs.n; d++) {
+				char *p = path_join(dirs.v[d], u->needed[i]);
+				char *r = file_exists(p) ? realpath(p, NULL) : NULL;
+				if (!r) {
+					free(p);
+					continue;
+				}
+				if (!pv_has_string(asked, p)) {
+					pv_push(asked, p);
+					pv_push(real, xstrdup(r));
+				} else {
+					free(p);
+				}
+				if (!pv_has_string(&seen, r))
+					pv_push(&seen, r);
+				else
+					free(r);
+				break;
+			}
+		}
+	}
+	pv_free_all(&seen);
+	pv_free_all(&dirs);
 }
 
 void user_find_libraries(const struct user_elf *prog, const char *pattern, struct ptrvec *paths)

@@ -54,6 +54,7 @@ struct user_elf {
 	char **needed;       /* DT_NEEDED */
 	size_t nneeded;
 	char *runpath;       /* DT_RUNPATH, else DT_RPATH; NULL: none */
+	char *interp;        /* PT_INTERP, the dynamic linker; NULL: none (static) */
 };
 
 /* The file a process("NAME") names: NAME itself when it has a '/', else
@@ -67,6 +68,11 @@ char *user_find_library(const struct user_elf *prog, const char *lib, char **why
 /* Every library prog needs (and theirs) whose name matches pattern, as
  * paths, appended to paths in the order ldd lists them. */
 void user_find_libraries(const struct user_elf *prog, const char *pattern, struct ptrvec *paths);
+/* What it takes to run prog (or load a library), as ldd would find it:
+ * prog, its dynamic linker, the libraries it needs and theirs, each as
+ * the path the dynamic linker opens (into asked) and the file that is,
+ * its links resolved (into real, the same index). */
+void user_runtime_files(const struct user_elf *prog, struct ptrvec *asked, struct ptrvec *real);
 /* The file at path (as user_find_* return it), read once per run; NULL
  * with *why when it is not an x86-64 executable or shared library. */
 const struct user_elf *user_elf_open(const char *path, char **why);

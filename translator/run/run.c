@@ -19,6 +19,7 @@
 #include "debuginfo/kernel.h"
 #include "run/run.h"
 #include "run/guestmods.h"
+#include "debuginfo/userelf.h"
 #include "run/vm.h"
 #include "util.h"
 
@@ -79,6 +80,65 @@ static bool vm_file_spec(const char *spec, char **host, char **guest)
 	return ok;
 }
 
+/*
+ * The user files the script probes or names, with what it takes to run
+ * them (ldd's list and the dynamic linker), into the guest at the paths
+ * the host has them, the names the dynamic linker opens as links to
+ * them: a guest has nothing but busybox. A file the guest runs as its
+ * busybox is that one, linked (a probe on /usr/bin/busybox must fire in
+ * the /bin/busybox the guest runs, the same file on the host).
+ */
+static void add_user_files(struct session *s, struct vm_file **files, size_t *nf, size_t *cap,
+			   struct ptrvec *owned)
+{
+	struct ptrvec asked = { 0 }, real = { 0 };
+	for (size_t i = 0; i < s->prog.user_objects.n; i++)
+		user_runtime_files(s->prog.user_objects.v[i], &asked, &real);
+	/* Programs whose processes are watched (process("PATH").begin, a
+	 * perf counter's), which have no uprobe. */
+	for (size_t i = 0; i < s->prog.probes.n; i++) {
+		const struct probe *p = s->prog.probes.v[i];
+		char *why = NULL;
+		const struct user_elf *u = p->user_file ? user_elf_open(p->user_file, &why) : NULL;
+		if (u && !pv_has_string(&real, u->path))
+			user_runtime_files(u, &asked, &real);
+		free(why);
+	}
+	char *busybox = vm_busybox();
+	struct ptrvec placed = { 0 };
+	for (size_t i = 0; i < asked.n; i++) {
+		const char *a = asked.v[i], *r = real.v[i];
+		if (*nf + 2 > *cap) {
+			*cap = *cap * 2 + 8;
+			*files = xrealloc(*files, *cap * sizeof **files);
+		}
+		bool is_busybox = busybox && !strcmp(r, busybox);
+		if (!is_busybox && !pv_has_string(&placed, r)) {
+			pv_push(&placed, xstrdup(r));
+			(*files)[(*nf)++] = (struct vm_file){ .host_path = r, .guest_path = r };
+		}
+		const char *target = is_busybox ? "/bin/busybox" : r;
+		if (strcmp(a, target) && strcmp(a, "/bin/busybox") && !pv_has_string(&placed, a)) {
+			pv_push(&placed, xstrdup(a));
+			(*files)[(*nf)++] = (struct vm_file){ .guest_path = a, .link_target = target };
+		}
+		if (is_busybox && strcmp(r, "/bin/busybox") && !pv_has_string(&placed, r)) {
+			pv_push(&placed, xstrdup(r));
+			(*files)[(*nf)++] = (struct vm_file){ .guest_path = r,
+							      .link_target = "/bin/busybox" };
+		}
+	}
+	/* The vm_file entries point into these. */
+	for (size_t i = 0; i < asked.n; i++) {
+		pv_push(owned, asked.v[i]);
+		pv_push(owned, real.v[i]);
+	}
+	free(asked.v);
+	free(real.v);
+	pv_free_all(&placed);
+	free(busybox);
+}
+
 static int run_in_vm(struct session *s)
 {
 	if (!vm_available(s->release, true))
@@ -124,6 +184,7 @@ static int run_in_vm(struct session *s)
 	for (size_t i = 0; i < mods.host_paths.n; i++)
 		files[nf++] = (struct vm_file){ .host_path = mods.host_paths.v[i],
 						.guest_path = mods.guest_paths.v[i], .mode = 0644 };
+	add_user_files(s, &files, &nf, &nfiles, &owned);
 	struct ptrvec argv = { 0 };
 	add_arg(&argv, "staprun");
 	staprun_args(s, &argv, true);
@@ -140,6 +201,15 @@ static int run_in_vm(struct session *s)
 		sb_puts(&cmd, "ip link set lo up; ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 "
 			      "&& ip route add default via 10.0.2.2 || { echo \"stap: --vm-net: no network "
 			      "in the guest\" >&2; exit 1; }; ");
+	/* A -c command names programs as it would on the host: from the
+	 * directory stap runs in, where the guest has them if it exists. */
+	char *cwd = getcwd(NULL, 0);
+	if (cwd) {
+		char *q = vm_shell_quote(cwd);
+		sb_printf(&cmd, "cd %s 2>/dev/null; ", q);
+		free(q);
+		free(cwd);
+	}
 	/* exec: a forwarded signal then reaches staprun alone, and the job's
 	 * status is staprun's, not that of a shell the signal killed. */
 	sb_puts(&cmd, "exec ");

@@ -277,6 +277,17 @@ static bool is_static_elf(const char *path)
  * dynamically linked, which cannot run in an initramfs without libc.
  * *dynamic_seen says whether one was found that is not static.
  */
+static char *find_busybox(bool *dynamic_seen);
+
+char *vm_busybox(void)
+{
+	bool dynamic = false;
+	char *b = find_busybox(&dynamic);
+	char *real = b ? realpath(b, NULL) : NULL;
+	free(b);
+	return real;
+}
+
 static char *find_busybox(bool *dynamic_seen)
 {
 	static const char *const places[] = { "/bin/busybox", "/usr/bin/busybox" };

@@ -99,6 +99,9 @@ bool vm_available(const char *release, bool print_reason);
 
 /* The newest release with a /boot/vmlinuz-RELEASE (malloced), or NULL. */
 char *vm_default_release(void);
+/* The busybox the guest runs as /bin/busybox (its links resolved); NULL
+ * if there is none. */
+char *vm_busybox(void);
 /* What /boot and /lib/modules hold: images, those with headers too, and
  * one of each kind of half-installed kernel (NULL: none). */
 struct vm_kernels {
