@@ -186,14 +186,18 @@ static void rt_on_fork(void *data, struct task_struct *parent, struct task_struc
 
 static void rt_on_exec(void *data, struct task_struct *p, pid_t old_pid, void *bprm)
 {
-	u64 progs = rt_nprogs ? rt_programs_of(current) : 0;
+	u64 progs = rt_nprogs ? rt_programs_of(current) : 0, before = 0;
 
-	if (rt_nprogs)
+	if (rt_nprogs) {
+		before = rt_tracked_get(task_tgid_nr(current), false);
 		rt_tracked_set(task_tgid_nr(current), progs);
+	}
 	rt_counters_exec(progs);
-	/* A program's begin: a process that starts running it. */
-	if (progs)
-		rt_task_hits(RT_PROCESS_BEGIN, current, progs, true);
+	/* A program's begin: a process that starts running it. One that ran
+	 * it already (its begin came when it was forked) and execs it again
+	 * is the same process, as in SystemTap: no second begin. */
+	if (progs & ~before)
+		rt_task_hits(RT_PROCESS_BEGIN, current, progs & ~before, true);
 }
 
 /*

@@ -130,6 +130,14 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		waitpid(child, NULL, 0);
+	} else if (!strcmp(mode, "forkexec")) {
+		/* a child that execs this program again: one process, one begin */
+		pid_t child = fork();
+		if (child == 0) {
+			execl("/proc/self/exe", argv[0], "run", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(child, NULL, 0);
 	} else if (!strcmp(mode, "thread")) {
 		pthread_t t;
 		run_once();
@@ -180,7 +188,7 @@ int main(int argc, char **argv)
 		/* N sleeps of 5 ms: a context switch each, for @perf */
 		printf("napped %d\n", ut_naps(atoi(argv[2])));
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | thread | dlopen | locals | mmap | writev | touch N | naps N\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | forkexec | thread | dlopen | locals | mmap | writev | touch N | naps N\n");
 		return 2;
 	}
 	return 0;

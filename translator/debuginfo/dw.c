@@ -952,13 +952,38 @@ static void emit(struct loc_builder *b, enum tloc_op_kind k, int64_t arg)
 	b->l->ops[b->l->nops++] = (struct tloc_op){ k, arg };
 }
 
+/* The names of the DWARF operations a location may hold that Tapline
+ * cannot use somewhere, for messages. */
+static const char *op_name(unsigned op)
+{
+	static const struct { unsigned op; const char *name; } names[] = {
+		{ DW_OP_addr, "DW_OP_addr" }, { DW_OP_fbreg, "DW_OP_fbreg" },
+		{ DW_OP_call_frame_cfa, "DW_OP_call_frame_cfa" },
+		{ DW_OP_entry_value, "DW_OP_entry_value" }, { DW_OP_GNU_entry_value, "DW_OP_GNU_entry_value" },
+		{ DW_OP_implicit_value, "DW_OP_implicit_value" },
+		{ DW_OP_implicit_pointer, "DW_OP_implicit_pointer" },
+		{ DW_OP_GNU_implicit_pointer, "DW_OP_GNU_implicit_pointer" },
+		{ DW_OP_GNU_parameter_ref, "DW_OP_GNU_parameter_ref" },
+		{ DW_OP_convert, "DW_OP_convert" }, { DW_OP_GNU_convert, "DW_OP_GNU_convert" },
+		{ DW_OP_piece, "DW_OP_piece" }, { DW_OP_bit_piece, "DW_OP_bit_piece" },
+		{ DW_OP_form_tls_address, "DW_OP_form_tls_address" },
+		{ DW_OP_GNU_push_tls_address, "DW_OP_GNU_push_tls_address" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].op == op)
+			return names[i].name;
+	return NULL;
+}
+
 static void unusable(struct tloc *l, const char *what, unsigned op)
 {
 	free(l->ops);
 	l->ops = NULL;
 	l->nops = 0;
 	l->kind = TL_NONE;
-	l->why = xasprintf("%s (DWARF operation 0x%x)", what, op);
+	const char *name = op_name(op);
+	l->why = name ? xasprintf("%s (its location uses %s)", what, name)
+		      : xasprintf("%s (its location uses DWARF operation 0x%x)", what, op);
 }
 
 /* Where a location is evaluated. */

@@ -651,8 +651,16 @@ static void warn_unused(struct session *s)
 	}
 }
 
+/* Every local an alias block assigns to, offered as a suggestion. */
+static void offer_assigned(struct node *n, void *ctx)
+{
+	if (n->kind == N_ASSIGN && n->lhs && n->lhs->kind == N_VAR && n->lhs->name)
+		suggest_offer(ctx, n->lhs->name);
+	ast_for_children(n, offer_assigned, ctx);
+}
+
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
-			   const struct symbol *v)
+			   const struct ptrvec *aliases, const struct symbol *v)
 {
 	struct suggest sg;
 	suggest_init(&sg, v->name);
@@ -663,10 +671,20 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 	for (size_t k = 0; k < vars->n; k++)
 		if (vars->v[k] != v)
 			suggest_offer(&sg, ((struct symbol *)vars->v[k])->name);
+	/* What the probe's aliases set, those nothing read included: they
+	 * were dropped, and a misspelled one is what left them unread. */
+	for (size_t k = 0; aliases && k < aliases->n; k++) {
+		struct node *a = aliases->v[k];
+		if (a->body)
+			offer_assigned(a->body, &sg);
+		if (a->els)
+			offer_assigned(a->els, &sg);
+	}
 	return suggest_hint(&sg, NULL) > 0;
 }
 
-static void warn_never_assigned(struct session *s, const struct ptrvec *vars)
+static void warn_never_assigned(struct session *s, const struct ptrvec *vars,
+				const struct ptrvec *aliases)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
@@ -674,7 +692,7 @@ static void warn_never_assigned(struct session *s, const struct ptrvec *vars)
 			continue;
 		diag_warning(v->loc, D_NEVER_ASSIGNED,
 			     "local variable '%s' is never assigned; it reads as 0 or \"\"", v->name);
-		sema_suggest_variable(s, vars, v);
+		sema_suggest_variable(s, vars, aliases, v);
 	}
 }
 
@@ -785,10 +803,12 @@ int resolve_names(struct session *s)
 		}
 	}
 	warn_unused(s);
-	for (size_t i = 0; i < prog->handlers.n; i++)
-		warn_never_assigned(s, &((struct handler *)prog->handlers.v[i])->vars);
+	for (size_t i = 0; i < prog->handlers.n; i++) {
+		struct handler *h = prog->handlers.v[i];
+		warn_never_assigned(s, &h->vars, &h->aliases);
+	}
 	for (size_t i = 0; i < r.worklist.n; i++)
-		warn_never_assigned(s, &((struct symbol *)r.worklist.v[i])->vars);
+		warn_never_assigned(s, &((struct symbol *)r.worklist.v[i])->vars, NULL);
 	pv_free(&r.worklist);
 	return diag_errors() - before;
 }

@@ -39,9 +39,10 @@ struct symbol *sema_find_global(const struct session *s, const char *name, int f
 struct symbol *sema_find_function(const struct session *s, const char *name, int nargs, int file);
 
 /* Local v is never assigned: if its name is close to another variable's
- * (vars: its scope), hint "did you mean ...?" and return true. */
+ * (vars: its scope; aliases: the probe aliases its handler came through,
+ * NULL for a function), hint "did you mean ...?" and return true. */
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
-			   const struct symbol *v);
+			   const struct ptrvec *aliases, const struct symbol *v);
 
 /* A user file the module finds in processes' mappings (its symbols for
  * usymname(), its globals' addresses): added to the program once. */

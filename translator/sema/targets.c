@@ -281,6 +281,25 @@ static bool save_at_entry(struct resolver *r, const struct tvar *v, struct targe
 	return true;
 }
 
+/* A parameter that cannot be read from the debug information: by its
+ * position, where the calling convention puts it at the function's entry,
+ * as a probe without debug information would (--symtab). */
+static void position_hint(struct resolver *r, struct probe_site *site, const struct tvar *v)
+{
+	if (!v->is_param || !v->type || r->quiet)
+		return;
+	int n = 0;
+	for (size_t i = 0; i < site->nvars && &site->vars[i] != v; i++)
+		n += site->vars[i].is_param;
+	struct ctype *t = ctype_complete(v->type);
+	if (n >= 6 || (t->kind != CT_PTR && !(ctype_is_integer(t) && !t->is_float)))
+		return;
+	const char *fn = t->kind == CT_PTR ? "pointer_arg" : t->size > 4 ? (t->is_signed ? "long_arg" : "ulong_arg")
+						: (t->is_signed ? "int_arg" : "uint_arg");
+	hint(r, "at the function's entry (its .call probe) %s(%d) reads it by its position, as "
+		"the calling convention passes it, without debug information", fn, n + 1);
+}
+
 /* A global or static variable's plan: read where it is when the body runs
  * (in a .return probe too: it is not the function's to save). */
 static struct target_access *plan_static(struct resolver *r, const struct tvar *v,
@@ -377,6 +396,8 @@ static struct target_access *resolve_var(struct resolver *r)
 		    v->loc.why ? v->loc.why : "it is optimized out");
 		if (r->h->is_return)
 			hint(r, "in a .return probe a parameter is read at entry");
+		else
+			position_hint(r, site, v);
 		return NULL;
 	}
 	a->base_type = ctype_complete(v->type);
@@ -439,8 +460,13 @@ static struct target_access *resolve_list(struct resolver *r)
 	a->vars = xcalloc(site->nvars + 1, sizeof *a->vars);
 	for (size_t i = 0; i < site->nvars; i++) {
 		const struct tvar *v = &site->vars[i];
-		if (v->is_param ? parms : locals)
-			a->vars[a->nvars++] = v;
+		if (!(v->is_param ? parms : locals))
+			continue;
+		a->vars[a->nvars++] = v;
+		/* A '?' in the list has its reason: -v says it. */
+		if (v->loc.kind == TL_NONE && r->s->verbose && !r->quiet)
+			fprintf(stderr, "stap: $$%s at %s shows %s as '?': %s\n", which, where(site),
+				v->name, v->loc.why ? v->loc.why : "it is optimized out there");
 	}
 	if (ret || (r->h->is_return && !strcmp(which, "vars"))) {
 		if (!r->h->is_return) {

@@ -1643,24 +1643,26 @@ static void infer(struct checker *c)
 }
 
 /* A variable's type is unknown: say so, with what would help. */
-static void report_unknown_var(struct session *s, const struct ptrvec *vars, struct symbol *v)
+static void report_unknown_var(struct session *s, const struct ptrvec *vars,
+			       const struct ptrvec *aliases, struct symbol *v)
 {
 	diag_error(v->loc, D_TYPE_UNKNOWN, "cannot tell whether '%s' is a number or a string",
 		   v->name);
 	if (v->kind == SYM_PARAM)
 		diag_hint("declare it, e.g. '%s:long' or '%s:string'", v->name, v->name);
-	else if (v->kind == SYM_LOCAL && !v->assigned && sema_suggest_variable(s, vars, v))
+	else if (v->kind == SYM_LOCAL && !v->assigned && sema_suggest_variable(s, vars, aliases, v))
 		; /* never assigned, and close to a name that is: a misspelling */
 	else
 		diag_hint("assign '%s' a number or a string somewhere", v->name);
 }
 
-static void report_unknown(struct session *s, const struct ptrvec *vars)
+static void report_unknown(struct session *s, const struct ptrvec *vars,
+			   const struct ptrvec *aliases)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
 		if (v->type == T_UNKNOWN)
-			report_unknown_var(s, vars, v);
+			report_unknown_var(s, vars, aliases, v);
 	}
 }
 
@@ -1792,13 +1794,14 @@ int types_check(struct session *s)
 		}
 	}
 	default_unused(prog);
-	report_unknown(s, &prog->globals);
+	report_unknown(s, &prog->globals, NULL);
 	report_unknown_keys(&prog->globals);
 	for (size_t i = 0; i < prog->handlers.n; i++)
-		report_unknown(s, &((struct handler *)prog->handlers.v[i])->vars);
+		report_unknown(s, &((struct handler *)prog->handlers.v[i])->vars,
+			       &((struct handler *)prog->handlers.v[i])->aliases);
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		struct symbol *f = prog->functions.v[i];
-		report_unknown(s, &f->vars);
+		report_unknown(s, &f->vars, NULL);
 		/* A value whose type nothing tells is a number, as in SystemTap. */
 		if (f->type == T_UNKNOWN)
 			f->type = T_LONG;
