@@ -77,6 +77,11 @@ struct dw_obj {
 	size_t ntypes, types_cap;
 	struct type_source src;
 	struct ptrvec global_keys, globals; /* dw_global's answers: "name@file" and its tvar */
+	/* The units' address ranges, for files without .debug_aranges (clang
+	 * leaves them out): made when first needed. */
+	struct cu_range *cu_ranges;
+	size_t ncu_ranges;
+	bool cu_ranges_made;
 	struct line_sections lines;      /* for the units' file tables */
 	struct dwscan_sections scan;     /* for finding functions in a unit */
 	bool raw_read;                   /* lines and scan */
@@ -1045,6 +1050,11 @@ static bool emit_frame_base(struct loc_builder *b, const struct where *w)
 		return false;
 	if (ops[0].atom == DW_OP_call_frame_cfa)
 		return emit_cfa(b, w);
+	/* clang: the frame pointer's value (set by the prologue). */
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		emit(b, LO_REG, ops[0].atom - DW_OP_reg0);
+		return true;
+	}
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
 		emit(b, LO_REG, ops[0].atom - DW_OP_breg0);
 		emit(b, LO_PLUS, (int64_t)ops[0].number);
@@ -1170,8 +1180,15 @@ static void translate_ops(struct tloc *l, struct loc_builder *b, Dwarf_Attribute
 			    eops[0].atom < DW_OP_reg0 || eops[0].atom > DW_OP_reg31)
 				return unusable(l, "an entry value Tapline cannot read", op);
 			emit(b, LO_REG, eops[0].atom - DW_OP_reg0);
-		} else if (op == DW_OP_addr && !l->stat) {
-			l->stat = static_at(w->o, ops[i].number);
+		} else if ((op == DW_OP_addr || op == DW_OP_addrx || op == DW_OP_GNU_addr_index) &&
+			   !l->stat) {
+			/* DWARF 5 (clang's default) keeps the address in .debug_addr. */
+			Dwarf_Addr addr = ops[i].number;
+			Dwarf_Attribute aa;
+			if (op != DW_OP_addr &&
+			    (dwarf_getlocation_attr(attr, &ops[i], &aa) != 0 || dwarf_formaddr(&aa, &addr) != 0))
+				return unusable(l, "its address could not be read", op);
+			l->stat = static_at(w->o, addr);
 			if (!l->stat)
 				return unusable(l, "its static address has no symbol of its module to "
 						   "find it by", op);
@@ -1853,11 +1870,49 @@ static int candidate_cmp(const void *x, const void *y)
 	return a->pc < b->pc ? -1 : a->pc > b->pc;
 }
 
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off cu;
+};
+
+/* The unit whose code holds pc: through .debug_aranges, or else each
+ * unit's own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges). */
+static bool unit_of(struct dw_obj *o, Dwarf_Addr pc, Dwarf_Die *cu)
+{
+	if (dwarf_addrdie(o->dbg, pc, cu))
+		return true;
+	if (!o->cu_ranges_made) {
+		o->cu_ranges_made = true;
+		size_t cap = 0;
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die die;
+			if (dwarf_offdie(o->dbg, off + hsize, &die)) {
+				Dwarf_Addr base, start, end;
+				ptrdiff_t it = 0;
+				while ((it = dwarf_ranges(&die, it, &base, &start, &end)) > 0) {
+					if (o->ncu_ranges == cap) {
+						cap = cap ? 2 * cap : 64;
+						o->cu_ranges = xrealloc(o->cu_ranges, cap * sizeof *o->cu_ranges);
+					}
+					o->cu_ranges[o->ncu_ranges++] = (struct cu_range){ start, end, off + hsize };
+				}
+			}
+			off = next;
+		}
+	}
+	for (size_t i = 0; i < o->ncu_ranges; i++)
+		if (pc >= o->cu_ranges[i].lo && pc < o->cu_ranges[i].hi)
+			return dwarf_offdie(o->dbg, o->cu_ranges[i].cu, cu) != NULL;
+	return false;
+}
+
 static void add_candidate(struct walk *w, Dwarf_Addr pc, struct candidate **v, size_t *n,
 			  size_t *cap, bool by_symbol)
 {
 	Dwarf_Die cu;
-	if (!dwarf_addrdie(w->o->dbg, pc, &cu))
+	if (!unit_of(w->o, pc, &cu))
 		return;
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 64;

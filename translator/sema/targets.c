@@ -281,6 +281,37 @@ static bool save_at_entry(struct resolver *r, const struct tvar *v, struct targe
 	return true;
 }
 
+/*
+ * An object the compiler keeps in pieces (a struct in registers) may be
+ * described only in part at this point (clang gives the first half of a
+ * struct passed in one register): what the access reads of it, before any
+ * pointer it follows, must be in the pieces described.
+ */
+static bool pieces_cover(struct resolver *r, const struct target_access *a, const struct tloc *l,
+			 const char *name)
+{
+	uint64_t covered = 0, off = 0, need = a->type && a->type->size ? a->type->size : 8;
+	for (size_t i = 0; i < l->npieces; i++)
+		covered += l->pieces[i].size;
+	for (size_t i = 0; i < a->nsteps; i++) {
+		if (a->steps[i].kind == TS_INDEX) {
+			need = a->base_type->size;
+			off = 0;
+			break;
+		}
+		if (a->steps[i].kind == TS_DEREF) {
+			need = 8;
+			break;
+		}
+		off += (uint64_t)a->steps[i].k;
+	}
+	if (off + need <= covered)
+		return true;
+	err(r, "'%s' cannot be read at this probe: the debug information describes only the "
+	       "first %llu bytes of $%s here", a->text, (unsigned long long)covered, name);
+	return false;
+}
+
 /* A parameter that cannot be read from the debug information: by its
  * position, where the calling convention puts it at the function's entry,
  * as a probe without debug information would (--symtab). */
@@ -420,7 +451,11 @@ static struct target_access *resolve_var(struct resolver *r)
 		a->materialize = true;
 		held = IN_MEMORY;
 	}
-	return walk_members(r, a, held) ? a : NULL;
+	if (!walk_members(r, a, held))
+		return NULL;
+	if (v->loc.kind == TL_PIECES && !pieces_cover(r, a, &v->loc, name))
+		return NULL;
+	return a;
 }
 
 /* $$vars, $$parms, $$locals, $$return */
