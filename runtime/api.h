@@ -79,6 +79,10 @@ struct rt_probe {
 	int (*handler)(struct rt_context *c);
 	int optional;            /* written with '?': failing to place it is fine */
 	int from_wildcard;       /* one of a wildcard's matches: failing to place it warns */
+	/* 1 + the script's probe point this is one site of, when it has
+	 * several (0: the only one): the start fails only when none of them
+	 * could be placed. */
+	int point;
 	int needs_regs;          /* the handler reads registers: ftrace saves them for it */
 	/* RT_KRETPROBE: run at the function's entry, saving what the return
 	 * body reads into entry_size bytes per call (rt_entry_data). */

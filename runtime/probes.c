@@ -1003,6 +1003,46 @@ int rt_probes_prepare(void)
 	return 0;
 }
 
+/*
+ * A probe point of several sites (a wildcard's matches, a function's
+ * inlined copies) whose every site the kernel refused: the script fails,
+ * as in SystemTap; one or more placed (or waiting for their module) is
+ * enough, each refused site having been warned about.
+ */
+static int rt_points_check(void)
+{
+	struct { int sites, placed; } *n;
+	int i, rc = 0;
+
+	for (i = 0; i < rt_script.nprobes && !rt_script.probes[i].point; i++)
+		;
+	if (i == rt_script.nprobes)
+		return 0;
+	n = kvcalloc(rt_script.nprobes, sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return 0; /* each refused site was warned about */
+	for (i = 0; i < rt_script.nprobes; i++) {
+		int pt = rt_placed[i].p->point;
+
+		if (!pt)
+			continue;
+		n[pt - 1].sites++;
+		n[pt - 1].placed += rt_placed[i].registered || rt_placed[i].waiting;
+	}
+	for (i = 0; i < rt_script.nprobes && !rc; i++) {
+		const struct rt_probe *p = rt_placed[i].p;
+
+		if (p->point != i + 1 || p->optional || n[i].placed)
+			continue;
+		rt_message("error", "cannot place any of the %d probes of %s: the kernel refused each (see the warnings above)",
+			   n[i].sites, p->pp);
+		rt_request_stop(1);
+		rc = -EIO;
+	}
+	kvfree(n);
+	return rc;
+}
+
 int rt_probes_start(void)
 {
 	int i, rc, err = 0;
@@ -1046,9 +1086,15 @@ int rt_probes_start(void)
 			continue;
 		if (pl->p->from_wildcard) {
 			/* The translator leaves out what it knows the kernel refuses;
-			 * anything else the kernel refuses costs this one match only. */
-			rt_message("warning", "probe %s on %s was not placed: %s (%d)", pl->p->pp,
-				   pl->p->symbol, rt_errno_text(rc), rc);
+			 * anything else the kernel refuses costs this one site only
+			 * (of a wildcard's matches, or of a function's copies). */
+			if (pl->p->offset)
+				rt_message("warning", "probe %s on %s%+lld was not placed: %s (%d)",
+					   pl->p->pp, pl->p->symbol, (long long)pl->p->offset,
+					   rt_errno_text(rc), rc);
+			else
+				rt_message("warning", "probe %s on %s was not placed: %s (%d)", pl->p->pp,
+					   pl->p->symbol, rt_errno_text(rc), rc);
 			continue;
 		}
 		if (pl->p->kind == RT_PERF)
@@ -1067,6 +1113,8 @@ int rt_probes_start(void)
 		break;
 	}
 	mutex_unlock(&rt_placing);
+	if (!err)
+		err = rt_points_check();
 	if (!err && rt_procfs_start()) {
 		rt_request_stop(1);
 		err = -EIO;

@@ -1755,6 +1755,45 @@ static void cg_user_objects(struct session *s, struct strbuf *file)
 	free(emitted);
 }
 
+struct pp_index {
+	const void *pp;
+	size_t i;
+};
+
+static int pp_index_cmp(const void *a, const void *b)
+{
+	const struct pp_index *x = a, *y = b;
+	if (x->pp != y->pp)
+		return (uintptr_t)x->pp < (uintptr_t)y->pp ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * For each probe, 1 + the index of the first probe of its script probe
+ * point when that point has several sites (0 when it has one): placing
+ * one of several may fail as long as one of them is placed, as in
+ * SystemTap. By sorting: a wildcard may have tens of thousands.
+ */
+static int *probe_points(const struct program *prog)
+{
+	size_t n = prog->probes.n;
+	struct pp_index *v = xcalloc(n + 1, sizeof *v);
+	int *points = xcalloc(n + 1, sizeof *points);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct pp_index){ ((const struct probe *)prog->probes.v[i])->pp, i };
+	qsort(v, n, sizeof *v, pp_index_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j].pp == v[i].pp)
+			j++;
+		for (size_t k = i; k < j && v[i].pp && j - i > 1; k++)
+			points[v[k].i] = (int)v[i].i + 1;
+		i = j;
+	}
+	free(v);
+	return points;
+}
+
 /* A user file's index in the program's user objects (sema added it), and
  * the virtual address of its first page: what its mapping at file offset
  * 0 holds in a process. */
@@ -2017,6 +2056,7 @@ char *cg_translate(struct session *s)
 	sb_puts(&file, "};\n");
 
 	sb_puts(&file, "\nstatic const struct rt_probe probes[] = {\n");
+	int *points = probe_points(prog);
 	for (size_t i = 0; i < prog->probes.n; i++) {
 		const struct probe *p = prog->probes.v[i];
 		char *pp = c_string(p->pp_text, strlen(p->pp_text));
@@ -2044,6 +2084,7 @@ char *cg_translate(struct session *s)
 		char *entry = h->entry_exprs.n ? xasprintf("h%d_entry", hi) : xstrdup("0");
 		char *entry_regs = entry_registers[h->index] ? xasprintf("h%d_entry_regs", hi)
 							     : xstrdup("0");
+		int point = points[i];
 		sb_printf(&file,
 			  "\t{ .kind = %s, .pp = %s, .pn = %s, .symbol = %s, .function = %s, .module = %s, "
 			  ".module_build_id = %s,\n"
@@ -2053,15 +2094,15 @@ char *cg_translate(struct session *s)
 			  ".from_wildcard = %d, .needs_regs = %d, .entry = %s, .entry_regs = %s, .entry_size = %zu, "
 			  ".maxactive = %lld, .nargs = %zu, .file_offset = 0x%llx, .sem_offset = 0x%llx,\n"
 			  "\t  .procfs_umask = 0%llo, .procfs_maxsize = %lldLL, .nf_hook = %lldLL, "
-			  ".nf_pf = %lldLL, .nf_priority = %lldLL },\n",
+			  ".nf_pf = %lldLL, .nf_priority = %lldLL, .point = %d },\n",
 			  rt_kind(p->kind), pp, pn, sym, func, mod, mod_id, (long long)p->offset,
 			  (unsigned long long)p->text_offset, p->period_ns, p->spread_ns, p->perf_type,
-			  p->perf_config, p->perf_sample, hi, p->optional, p->from_wildcard,
+			  p->perf_config, p->perf_sample, hi, p->optional, p->from_wildcard || point,
 			  p->needs_regs, entry, entry_regs, h->entry_size, p->maxactive,
 			  p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0,
 			  (unsigned long long)p->file_offset, (unsigned long long)p->sem_offset,
 			  (unsigned long long)p->procfs_umask, p->procfs_maxsize, p->nf_hook, p->nf_pf,
-			  p->nf_priority);
+			  p->nf_priority, point);
 		free(pn);
 		free(pp);
 		free(sym);
@@ -2072,6 +2113,7 @@ char *cg_translate(struct session *s)
 		free(entry_regs);
 	}
 	free(entry_registers);
+	free(points);
 	free(shared);
 	if (!prog->probes.n)
 		sb_puts(&file, "\t{ .kind = RT_BEGIN, .pp = \"\", .handler = 0 },\n");

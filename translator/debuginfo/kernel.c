@@ -84,6 +84,61 @@ const struct kfunc *kernel_function(const struct kernel *k, const char *name)
 	return bsearch(name, k->funcs, k->nfuncs, sizeof(struct kfunc), cmp_key);
 }
 
+/* Every function's start, copies included, by address (kernel_function_at). */
+struct kfunc_start {
+	uint64_t offset;
+	const struct kfunc *f;
+	enum kfunc_why why;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct kfunc_start *x = a, *y = b;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+const struct kfunc *kernel_function_at(const struct kernel *k, uint64_t offset,
+				       enum kfunc_why *why)
+{
+	static const struct kernel *indexed;
+	static struct kfunc_start *starts;
+	static size_t n;
+	if (indexed != k) {
+		free(starts);
+		starts = NULL;
+		n = 0;
+		size_t cap = 0;
+		for (size_t i = 0; i < k->nfuncs; i++) {
+			const struct kfunc *f = &k->funcs[i];
+			for (unsigned c = 0; c < (f->copies > 1 ? f->copies : 1); c++) {
+				uint64_t off = f->copies > 1 ? f->offsets[c] : f->offset;
+				if (!off)
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 4096;
+					starts = xrealloc(starts, cap * sizeof *starts);
+				}
+				starts[n++] = (struct kfunc_start){
+					off, f, f->copies > 1 ? (enum kfunc_why)f->whys[c] : f->why };
+			}
+		}
+		qsort(starts, n, sizeof *starts, cmp_start);
+		indexed = k;
+	}
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (starts[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*why = starts[lo - 1].why;
+	return starts[lo - 1].f;
+}
+
 /*
  * --- the cache ---
  * What an image says is kept per build-id, in kernel/BUILD-ID/: "functions"

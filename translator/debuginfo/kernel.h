@@ -75,6 +75,10 @@ struct kernel {
 struct kernel *kernel_open(const char *release, bool verbose);
 /* The function named name, or NULL. */
 const struct kfunc *kernel_function(const struct kernel *k, const char *name);
+/* The function whose code holds offset (from _text), the nearest start at
+ * or below it, and why that copy of it could be refused; NULL if none. */
+const struct kfunc *kernel_function_at(const struct kernel *k, uint64_t offset,
+				       enum kfunc_why *why);
 const char *kfunc_why_text(enum kfunc_why why);
 /* The release of the running kernel (uname -r). */
 const char *kernel_running_release(void);

@@ -1037,6 +1037,20 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
 	if (!f || refusal(c, f, wild))
 		return false;
+	/* An inlined copy or a statement is inside some function, which the
+	 * kernel may refuse (__init code, freed after boot; noinstr, entry
+	 * and blacklisted code) whatever the inlined function is. */
+	enum kfunc_why in_why = KF_OK;
+	const struct kfunc *in = (site->is_inline || site->is_statement) && site->text_offset
+					 ? kernel_function_at(c->s->kernel, site->text_offset, &in_why)
+					 : NULL;
+	if (in && in_why != KF_OK && in_why != KF_NOTRACE) {
+		if (c->s->verbose)
+			fprintf(stderr, "stap: %s@_text+0x%llx (in %s) left out: %s %s\n",
+				site->function, (unsigned long long)site->text_offset, in->name, in->name,
+				kfunc_why_text(in_why));
+		return false;
+	}
 	uint64_t entry = site->text_offset - (uint64_t)site->anchor_offset;
 	bool by_name = f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
 	if (!by_name) {

@@ -35,6 +35,8 @@ extern long tapline_test_global;
 /* The functions the tests probe are global on purpose; declared here since
  * kbuild warns about a global function without a prototype (6.12). */
 int call_dup_a(int x);
+int tt_calls_sub(int v);
+int tt_sub_guarded(int v);
 int call_dup_b(int x);
 void tt_move(struct tt_point *p, int dx);
 int tt_recurse(int depth);

@@ -20,10 +20,14 @@
  *               static dup_static(N)
  *   badptr      tt_ptr_only((void *)0x10), then tt_ptr_only(NULL): the
  *               function does not dereference its argument
+ *   guarded N   tt_calls_sub(N), then tt_sub_guarded(N): each has
+ *               tt_inline_sub(N, 1) inlined, and the second is on the
+ *               kernel's kprobe blacklist (NOKPROBE_SYMBOL)
  *
  * Reading the file gives "global G counter C\n".
  */
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
@@ -91,6 +95,24 @@ noinline int tt_calls_inline(int v)
 	return tt_inline_add(v, 100) * 2;
 }
 
+static __always_inline int tt_inline_sub(int a, int b)
+{
+	tapline_test_global -= b;
+	return a - b;
+}
+
+noinline int tt_calls_sub(int v)
+{
+	return tt_inline_sub(v, 1) * 2;
+}
+
+/* The kernel refuses any probe inside it: one of tt_inline_sub's copies. */
+noinline int tt_sub_guarded(int v)
+{
+	return tt_inline_sub(v, 1) * 3;
+}
+NOKPROBE_SYMBOL(tt_sub_guarded);
+
 noinline long tt_ptr_only(struct tt_point *p)
 {
 	tapline_test_global++;
@@ -132,6 +154,9 @@ static void tt_run(const char *cmd, long n)
 	} else if (!strcmp(cmd, "dup")) {
 		call_dup_a((int)n);
 		call_dup_b((int)n);
+	} else if (!strcmp(cmd, "guarded")) {
+		tt_calls_sub((int)n);
+		tt_sub_guarded((int)n);
 	} else if (!strcmp(cmd, "badptr")) {
 		tt_ptr_only((struct tt_point *)0x10);
 		tt_ptr_only(NULL);
