@@ -20,14 +20,10 @@
  *               static dup_static(N)
  *   badptr      tt_ptr_only((void *)0x10), then tt_ptr_only(NULL): the
  *               function does not dereference its argument
- *   guarded N   tt_calls_sub(N), then tt_sub_guarded(N): each has
- *               tt_inline_sub(N, 1) inlined, and the second is on the
- *               kernel's kprobe blacklist (NOKPROBE_SYMBOL)
  *
  * Reading the file gives "global G counter C\n".
  */
 #include <linux/kernel.h>
-#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
@@ -94,6 +90,13 @@ noinline int tt_calls_inline(int v)
 {
 	return tt_inline_add(v, 100) * 2;
 }
+
+/*
+ * guarded N: tt_calls_sub(N), then tt_sub_guarded(N), each with
+ * tt_inline_sub(N, 1) inlined, the second on the kernel's kprobe
+ * blacklist (NOKPROBE_SYMBOL). (Tests name lines above: keep them.)
+ */
+#include <linux/kprobes.h>
 
 static __always_inline int tt_inline_sub(int a, int b)
 {
