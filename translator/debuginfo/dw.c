@@ -92,6 +92,20 @@ struct dw_obj {
 	size_t ndefs, defs_cap;
 	Dwarf_Off defs_next_unit;
 	bool defs_all_read;
+	/* dw_inlines' index of the units' abstract instances, made once. */
+	struct inline_index *inlines;
+	/* The kernel's or a user file's function symbols by name, made once:
+	 * hundreds of function probes each matched them all (a third of
+	 * syscall.*'s pass 2 with the kernel's DWARF). */
+	struct func_sym *fsyms;
+	size_t nfsyms;
+	bool fsyms_made;
+};
+
+struct func_sym {
+	const char *name;
+	size_t len;        /* of the name without a clone's ".isra.0" */
+	GElf_Addr value;
 };
 
 struct def_slot {
@@ -2083,6 +2097,56 @@ static bool cxx_may_match(const char *pattern, const char *sym)
  * the units holding a function whose symbol matches: a clone's symbol is
  * NAME.isra.0 and the like, at the address its DWARF gives.
  */
+static int func_sym_cmp(const void *a, const void *b)
+{
+	const struct func_sym *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void make_func_syms(struct dw_obj *o)
+{
+	o->fsyms_made = true;
+	int nsyms = dwfl_module_getsymtab(o->mod);
+	if (nsyms <= 0)
+		return;
+	o->fsyms = xmalloc((size_t)nsyms * sizeof *o->fsyms);
+	for (int i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+			o->fsyms[o->nfsyms++] = (struct func_sym){ name, strcspn(name, "."), value };
+	}
+	qsort(o->fsyms, o->nfsyms, sizeof *o->fsyms, func_sym_cmp);
+}
+
+/* The function symbols [*lo, *hi) whose names begin with the pattern's
+ * first head bytes (its literal part): in name order, they are adjacent. */
+static void func_syms_with_head(struct dw_obj *o, const char *pattern, size_t head, size_t *lo,
+				size_t *hi)
+{
+	if (!o->fsyms_made)
+		make_func_syms(o);
+	size_t a = 0, b = o->nfsyms;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		const struct func_sym *y = &o->fsyms[mid];
+		int c = memcmp(y->name, pattern, y->len < head ? y->len : head);
+		if (c < 0 || (c == 0 && y->len < head))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	b = a;
+	while (b < o->nfsyms && o->fsyms[b].len >= head && !memcmp(o->fsyms[b].name, pattern, head))
+		b++;
+	*hi = b;
+}
+
 static void walk_symbols(struct walk *w)
 {
 	struct dw_obj *o = w->o;
@@ -2105,19 +2169,18 @@ static void walk_symbols(struct walk *w)
 			add_candidate(w, pc, &v, &n, &cap, false);
 		}
 	} else {
-		int nsyms = dwfl_module_getsymtab(o->mod);
-		for (int i = 0; i < nsyms; i++) {
-			GElf_Sym sym;
-			GElf_Addr value;
-			const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL,
-								   NULL);
-			if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			if (base_name_matches(w->q->function, name))
-				add_candidate(w, value - o->bias, &v, &n, &cap, o->is_user);
-			else if (o->is_user && cxx_may_match(w->q->function, name))
-				add_candidate(w, value - o->bias, &v, &n, &cap, false);
-		}
+		const char *pat = w->q->function;
+		size_t head = strcspn(pat, "*?[\\");
+		size_t lo, hi;
+		func_syms_with_head(o, pat, head, &lo, &hi);
+		for (size_t i = lo; i < hi; i++)
+			if (base_name_matches(pat, o->fsyms[i].name))
+				add_candidate(w, o->fsyms[i].value - o->bias, &v, &n, &cap, o->is_user);
+		/* A C++ name is mangled: its symbol begins otherwise. */
+		for (size_t i = 0; o->is_user && i < o->nfsyms; i++)
+			if (!base_name_matches(pat, o->fsyms[i].name) &&
+			    cxx_may_match(pat, o->fsyms[i].name))
+				add_candidate(w, o->fsyms[i].value - o->bias, &v, &n, &cap, false);
 	}
 	consider_candidates(w, v, n);
 	w->symbol_matched = false;
@@ -2339,27 +2402,137 @@ struct stmt_line {
 	Dwarf_Addr pc;
 };
 
+/* One unit's functions that match a statement query, by their code's
+ * address ranges (sorted), so that each line's function is found without
+ * asking libdw for its scopes (thousands of lines a unit). */
+struct func_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off die;
+};
+
+struct unit_funcs {
+	struct dw_obj *o;
+	const char *pattern;
+	struct func_range *v;
+	size_t n, cap;
+};
+
+static bool ranged_function(const struct dwscan_func *f, void *ctx)
+{
+	struct unit_funcs *u = ctx;
+	Dwarf_Die die;
+	Dwarf_Attribute na;
+	const char *name;
+	if (!dwarf_offdie(u->o->dbg, f->die, &die) ||
+	    !(name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &na))) ||
+	    fnmatch(u->pattern, name, 0) != 0)
+		return true;
+	Dwarf_Addr base, lo, hi;
+	for (ptrdiff_t it = 0; (it = dwarf_ranges(&die, it, &base, &lo, &hi)) > 0;) {
+		if (u->n == u->cap)
+			u->v = xrealloc(u->v, (u->cap = u->cap ? 2 * u->cap : 16) * sizeof *u->v);
+		u->v[u->n++] = (struct func_range){ lo, hi, f->die };
+	}
+	return true;
+}
+
+static int func_range_cmp(const void *a, const void *b)
+{
+	const struct func_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The unit's matching functions, through dwscan.c: false when it cannot
+ * tell (not C, whose functions may sit inside namespaces and classes, or
+ * a unit it cannot read): libdw's scopes answer for each line then. */
+static bool unit_functions(struct dw_obj *o, Dwarf_Die *cu, const char *pattern,
+			   struct unit_funcs *u)
+{
+	*u = (struct unit_funcs){ o, pattern, NULL, 0, 0 };
+	Dwarf_Attribute pa;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
+	Dwarf_Off unit_off;
+	if (!producer || strncmp(producer, "GNU C", 5) || !strncmp(producer, "GNU C++", 7) ||
+	    !scannable(o, cu, &unit_off) || !dwscan_functions(&o->scan, unit_off, ranged_function, u)) {
+		free(u->v);
+		u->v = NULL;
+		return false;
+	}
+	qsort(u->v, u->n, sizeof *u->v, func_range_cmp);
+	return true;
+}
+
+static bool function_in(const struct unit_funcs *u, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	size_t lo = 0, hi = u->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (u->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && pc < u->v[lo - 1].hi && dwarf_offdie(u->o->dbg, u->v[lo - 1].die, out);
+}
+
+static int offset_cmp(const void *a, const void *b)
+{
+	const Dwarf_Off *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The kernel's units that hold a function the pattern may name, by its
+ * symbols (sorted DIE offsets); NULL for every unit ("*"). A statement
+ * query over every file ("do_sys_open@*:*") otherwise decoded all 2,800
+ * line tables. */
+static Dwarf_Off *units_of_symbols(struct dw_obj *o, const char *pattern, size_t *n)
+{
+	size_t head = strcspn(pattern, "*?[\\"), lo, hi;
+	*n = 0;
+	if (!o->is_kernel || !head)
+		return NULL;
+	func_syms_with_head(o, pattern, head, &lo, &hi);
+	Dwarf_Off *v = xmalloc((hi - lo + 1) * sizeof *v);
+	for (size_t i = lo; i < hi; i++) {
+		Dwarf_Die cu;
+		if (base_name_matches(pattern, o->fsyms[i].name) &&
+		    unit_of(o, o->fsyms[i].value - o->bias, &cu))
+			v[(*n)++] = dwarf_dieoffset(&cu);
+	}
+	qsort(v, *n, sizeof *v, offset_cmp);
+	return v;
+}
+
 /*
  * Each line where a statement begins, in a file matching q->file and a
  * function matching q->function, for which want(lineno) holds (asked
- * first: finding the function is the costly part). Of the kernel's 2800
- * units only those of the file are read (decoding every line table would
- * take seconds and gigabytes).
+ * first). Of the kernel's 2800 units only those of the file and, for a
+ * named function, those its symbols are in are read, and of those only
+ * the ones with a matching function have their line tables decoded.
  */
 static void each_statement_line(struct dw_obj *o, const struct dw_query *q,
 				bool (*want)(int lineno, void *ctx),
 				void (*fn)(struct stmt_line *l, void *ctx), void *ctx)
 {
+	size_t nunits;
+	Dwarf_Off *units = units_of_symbols(o, q->function, &nunits);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	for (; dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next) {
 		Dwarf_Die cu;
 		Dwarf_Lines *lines;
 		size_t nlines;
-		if (!dwarf_offdie(o->dbg, off + hsize, &cu) ||
-		    (o->is_kernel && !file_matches(q->file, unit_file(&cu))) ||
-		    dwarf_getsrclines(&cu, &lines, &nlines) != 0)
+		Dwarf_Off unit = off + hsize;
+		if ((units && !bsearch(&unit, units, nunits, sizeof *units, offset_cmp)) ||
+		    !dwarf_offdie(o->dbg, unit, &cu) ||
+		    (o->is_kernel && !file_matches(q->file, unit_file(&cu))))
 			continue;
+		struct unit_funcs uf;
+		bool scanned = unit_functions(o, &cu, q->function, &uf);
+		if ((scanned && !uf.n) || dwarf_getsrclines(&cu, &lines, &nlines) != 0) {
+			free(uf.v);
+			continue;
+		}
 		for (size_t i = 0; i < nlines; i++) {
 			Dwarf_Line *ln = dwarf_onesrcline(lines, i);
 			struct stmt_line l;
@@ -2368,14 +2541,16 @@ static void each_statement_line(struct dw_obj *o, const struct dw_query *q,
 			if (dwarf_lineno(ln, &l.lineno) != 0 || !want(l.lineno, ctx) ||
 			    dwarf_linebeginstatement(ln, &stmt) != 0 || !stmt ||
 			    dwarf_lineaddr(ln, &l.pc) != 0 ||
+			    !(scanned ? function_in(&uf, l.pc, &l.func) : function_at(&cu, l.pc, &l.func)) ||
 			    !file_matches(q->file, l.file = dwarf_linesrc(ln, NULL, NULL)) ||
-			    !function_at(&cu, l.pc, &l.func) ||
 			    !(l.name = dwarf_formstring(dwarf_attr_integrate(&l.func, DW_AT_name, &na))) ||
 			    fnmatch(q->function, l.name, 0) != 0)
 				continue;
 			fn(&l, ctx);
 		}
+		free(uf.v);
 	}
+	free(units);
 }
 
 struct stmt_walk {
@@ -2590,7 +2765,7 @@ struct inline_walk {
 	struct walk *w;
 	Dwarf_Die *func;   /* the function being walked */
 	/* The unit's abstract instances whose names match (their offsets,
-	 * sorted), when its copies can name no other (unit_origins). */
+	 * sorted), when its copies can name no other (units_to_walk). */
 	const Dwarf_Off *origins;
 	size_t norigins;
 };
@@ -2759,18 +2934,23 @@ static bool strings_match(const char *strs, size_t size, const char *pattern)
 	char run[256];
 	size_t n = pattern_literal(pattern, run, sizeof run);
 	const char *end = strs + size;
+	/* The linker merges a string into the tail of a longer one
+	 * ("activate_task" is the end of "deactivate_task"): a name is any
+	 * string's tail. */
 	if (!n) {
 		for (const char *s = strs; s < end; s += strlen(s) + 1)
-			if (fnmatch(pattern, s, 0) == 0)
-				return true;
+			for (const char *t = s; *t; t++)
+				if (fnmatch(pattern, t, 0) == 0)
+					return true;
 		return false;
 	}
 	for (const char *at = strs; at < end && (at = memmem(at, (size_t)(end - at), run, n));) {
 		const char *s = at;
 		while (s > strs && s[-1])
 			s--;
-		if (fnmatch(pattern, s, 0) == 0)
-			return true;
+		for (const char *t = s; t <= at; t++)
+			if (fnmatch(pattern, t, 0) == 0)
+				return true;
 		at = s + strlen(s) + 1;
 	}
 	return false;
@@ -2780,7 +2960,8 @@ static bool strings_match(const char *strs, size_t size, const char *pattern)
  * Might the archive member hold an inlined copy of a function pattern
  * matches? Its name would be in .debug_str: GCC puts every name longer
  * than a string offset (4 bytes) there, and merges them per module. Read
- * with pread, as member_symbols_match reads. 0 only when the pattern
+ * with pread, as member_symbols_match reads (a name may be the tail of a
+ * longer string there: strings_match). 0 only when the pattern
  * needs more than 4 bytes, the member's .debug_str holds no match, and
  * no other file (.gnu_debugaltlink) holds strings for it; 1 otherwise.
  * Saves walking every function's body in every unit of each module of a
@@ -2871,69 +3052,183 @@ out:
 }
 
 /*
- * Which inlined copies in the unit can be of a function pattern matches?
- * GCC, without LTO, describes each function inlined in a unit by an
- * abstract instance at the unit's top level (DW_AT_inline), which its
- * copies name: a unit with no such instance of a matching name has no
- * copy to find, and its functions' bodies, most of its DWARF, need no
- * walk; in one that has, only copies naming those instances are looked
- * at. False for a unit with none; else true, with iw->origins set (their
- * offsets, sorted; malloced), or NULL for a unit whose copies
- * may name an instance in another (LTO's units, clang's): all are looked at.
+ * Which units can hold an inlined copy of a function, and of which
+ * abstract instances? GCC, without LTO, describes each function inlined
+ * in a unit by an abstract instance at the unit's top level
+ * (DW_AT_inline), which its copies name: a unit with no instance of a
+ * matching name has no copy to find, and its functions' bodies, most of
+ * its DWARF, need no walk; in one that has, only copies naming those
+ * instances are looked at. The instances of every unit are listed once
+ * per object, by name, so that the tapsets' hundreds of function probes
+ * (each also asking for inlined copies) cost one scan of the units' top
+ * levels, not one each (syscall.* took 38 s on 6.1 with its DWARF). A
+ * unit whose copies may name an instance in another (LTO's, clang's, any
+ * of a user program) is "open": every copy in it is looked at.
  */
-struct origins {
-	struct dw_obj *o;
-	const char *pattern;
-	Dwarf_Off *v; /* in the unit's order: sorted */
-	size_t n, cap;
+struct inline_origin {
+	const char *name;  /* in the DWARF's strings */
+	Dwarf_Off unit;    /* the unit's DIE */
+	Dwarf_Off origin;  /* the abstract instance's DIE */
 };
 
-static void add_origin(struct origins *r, Dwarf_Die *die)
+struct inline_index {
+	struct inline_origin *v; /* by name, then unit, then origin */
+	size_t n, cap;
+	Dwarf_Off *open;         /* open units' DIEs, in order */
+	size_t nopen, open_cap;
+};
+
+struct index_unit {
+	struct dw_obj *o;
+	struct inline_index *ix;
+	Dwarf_Off unit;
+};
+
+static void add_origin(struct index_unit *u, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
-	if (!name || fnmatch(r->pattern, name, 0) != 0)
+	if (!name)
 		return;
-	if (r->n == r->cap)
-		r->v = xrealloc(r->v, (r->cap = r->cap ? 2 * r->cap : 8) * sizeof *r->v);
-	r->v[r->n++] = dwarf_dieoffset(die);
+	struct inline_index *ix = u->ix;
+	if (ix->n == ix->cap)
+		ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
+	ix->v[ix->n++] = (struct inline_origin){ name, u->unit, dwarf_dieoffset(die) };
 }
 
 static bool scanned_origin(const struct dwscan_func *f, void *ctx)
 {
-	struct origins *r = ctx;
+	struct index_unit *u = ctx;
 	Dwarf_Die die;
-	if (dwarf_offdie(r->o->dbg, f->die, &die))
-		add_origin(r, &die);
+	if (dwarf_offdie(u->o->dbg, f->die, &die))
+		add_origin(u, &die);
 	return true;
 }
 
-static bool unit_origins(struct dw_obj *o, Dwarf_Die *cu, const char *pattern,
-			 struct inline_walk *iw)
+static void index_unit_origins(struct dw_obj *o, struct inline_index *ix, Dwarf_Die *cu)
 {
-	iw->origins = NULL;
-	iw->norigins = 0;
+	struct index_unit u = { o, ix, dwarf_dieoffset(cu) };
 	Dwarf_Attribute pa;
 	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
-	if (!producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto"))
-		return true;
-	struct origins r = { o, pattern, NULL, 0, 0 };
+	if (o->is_user || !producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto")) {
+		if (ix->nopen == ix->open_cap)
+			ix->open = xrealloc(ix->open, (ix->open_cap = ix->open_cap ? 2 * ix->open_cap : 16) *
+							      sizeof *ix->open);
+		ix->open[ix->nopen++] = u.unit;
+		return;
+	}
+	size_t before = ix->n;
 	Dwarf_Off unit_off;
-	if (!scannable(o, cu, &unit_off) ||
-	    !dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, &r)) {
-		/* libdw's walk of the top level instead. */
-		r.n = 0;
-		Dwarf_Die child;
-		if (dwarf_child(cu, &child) == 0) {
-			do {
-				if (dwarf_tag(&child) == DW_TAG_subprogram &&
-				    dwarf_hasattr(&child, DW_AT_inline))
-					add_origin(&r, &child);
-			} while (dwarf_siblingof(&child, &child) == 0);
+	if (scannable(o, cu, &unit_off) &&
+	    dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, &u))
+		return;
+	/* libdw's walk of the top level instead. */
+	ix->n = before;
+	Dwarf_Die child;
+	if (dwarf_child(cu, &child) == 0) {
+		do {
+			if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_inline))
+				add_origin(&u, &child);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+static int origin_cmp(const void *a, const void *b)
+{
+	const struct inline_origin *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static struct inline_index *inline_index(struct dw_obj *o)
+{
+	if (o->inlines)
+		return o->inlines;
+	struct inline_index *ix = o->inlines = xcalloc(1, sizeof *ix);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu))
+			index_unit_origins(o, ix, &cu);
+		off = next;
+	}
+	qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
+	return ix;
+}
+
+/* The units to walk for the pattern, in order, each with its matching
+ * abstract instances (sorted; none for an open unit: all are looked at). */
+struct unit_to_walk {
+	Dwarf_Off unit;
+	bool open;
+	Dwarf_Off *origins;
+	size_t norigins;
+};
+
+static int match_cmp(const void *a, const void *b)
+{
+	const struct inline_origin *x = a, *y = b;
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static size_t units_to_walk(struct inline_index *ix, const char *pattern,
+			    struct unit_to_walk **out)
+{
+	/* The matching instances: a plain name is found by bisection, a
+	 * pattern is matched once per distinct name. */
+	struct inline_origin *m = NULL;
+	size_t nm = 0, lo = 0, hi = ix->n;
+	if (!pattern[strcspn(pattern, "*?[\\")]) {
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(ix->v[mid].name, pattern) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		hi = lo;
+		while (hi < ix->n && !strcmp(ix->v[hi].name, pattern))
+			hi++;
+		m = xmalloc((hi - lo + 1) * sizeof *m);
+		memcpy(m, ix->v + lo, (hi - lo) * sizeof *m);
+		nm = hi - lo;
+	} else {
+		m = xmalloc((ix->n + 1) * sizeof *m);
+		bool matched = false;
+		for (size_t i = 0; i < ix->n; i++) {
+			if (!i || strcmp(ix->v[i].name, ix->v[i - 1].name))
+				matched = fnmatch(pattern, ix->v[i].name, 0) == 0;
+			if (matched)
+				m[nm++] = ix->v[i];
 		}
 	}
-	iw->origins = r.v;
-	iw->norigins = r.n;
-	return r.n > 0;
+	qsort(m, nm, sizeof *m, match_cmp);
+	struct unit_to_walk *u = xcalloc(nm + ix->nopen + 1, sizeof *u);
+	size_t nu = 0, i = 0, k = 0;
+	while (i < nm || k < ix->nopen) {
+		if (k < ix->nopen && (i == nm || ix->open[k] < m[i].unit)) {
+			u[nu++] = (struct unit_to_walk){ ix->open[k++], true, NULL, 0 };
+			continue;
+		}
+		size_t j = i;
+		while (j < nm && m[j].unit == m[i].unit)
+			j++;
+		struct unit_to_walk *w = &u[nu++];
+		w->unit = m[i].unit;
+		w->origins = xmalloc((j - i) * sizeof *w->origins);
+		for (size_t t = i; t < j; t++)
+			w->origins[w->norigins++] = m[t].origin;
+		i = j;
+	}
+	free(m);
+	*out = u;
+	return nu;
 }
 
 int dw_inlines(struct dw *d, const char *module, const char *module_file,
@@ -2946,13 +3241,13 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	if (!o)
 		return -1;
 	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	struct unit_to_walk *units;
+	size_t nunits = units_to_walk(inline_index(o), q->function, &units);
+	for (size_t i = 0; i < nunits; i++) {
 		Dwarf_Die cu, child;
-		struct inline_walk iw = { &w, NULL, NULL, 0 };
-		if (dwarf_offdie(o->dbg, off + hsize, &cu) &&
-		    (o->is_user || unit_origins(o, &cu, q->function, &iw)) && dwarf_child(&cu, &child) == 0) {
+		struct inline_walk iw = { &w, NULL, units[i].open ? NULL : units[i].origins,
+					  units[i].norigins };
+		if (dwarf_offdie(o->dbg, units[i].unit, &cu) && dwarf_child(&cu, &child) == 0) {
 			do {
 				Dwarf_Addr pc;
 				if (dwarf_tag(&child) != DW_TAG_subprogram || !function_entry(&child, &pc))
@@ -2961,9 +3256,9 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 				walk_inlines(&iw, &child);
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
-		free((void *)iw.origins);
-		off = next;
+		free(units[i].origins);
 	}
+	free(units);
 	if (f && f->member)
 		member_release(d, f);
 	return w.found;

@@ -267,7 +267,7 @@ bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, 
 	if (n <= limit || c->s->list)
 		return false;
 	diag_error(loc, D_BAD_PROBE_ARG,
-		   "%s matches %zu %s; Tapline places at most %zu probes for one wildcard "
+		   "%s matches %zu %s; Tapline places at most %zu probes for one probe point "
 		   "(-D MAXWILDCARD)",
 		   what, n, noun, limit);
 	diag_hint("narrow the pattern, or raise the limit: -D MAXWILDCARD=%zu", n);
@@ -1035,7 +1035,9 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 			    bool wild)
 {
 	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
-	if (!f || refusal(c, f, wild))
+	/* A function that exists only inlined (context_switch, kmalloc) has
+	 * no symbol: its copies are checked by the functions that hold them. */
+	if (f ? refusal(c, f, wild) != NULL : !site->is_inline && !site->is_statement)
 		return false;
 	/* An inlined copy or a statement is inside some function, which the
 	 * kernel may refuse (__init code, freed after boot; noinstr, entry
@@ -1052,7 +1054,7 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 		return false;
 	}
 	uint64_t entry = site->text_offset - (uint64_t)site->anchor_offset;
-	bool by_name = f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
+	bool by_name = f && f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
 	if (!by_name) {
 		free(site->anchor);
 		site->anchor = xstrdup("_text");
@@ -1131,14 +1133,15 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 		return false;
 	}
 	size_t placed = 0;
+	bool wild = strpbrk(func, "*?[") != NULL;
 	for (size_t i = 0; i < sites.n; i++) {
 		struct probe_site *site = sites.v[i];
-		bool wild = strpbrk(func, "*?[") != NULL;
 		if (!returns_nothing_for(c, kind, wild, site) && add_kernel_site(c, kind, site, wild))
 			placed++;
 	}
 	char *what = xasprintf("'%s'", spec);
-	if (!too_many_matches(c, loc, what, sites.n, "functions") && !placed && !c->pt->optional)
+	if (!too_many_matches(c, loc, what, sites.n, wild ? "functions" : "places (its inlined copies)") &&
+	    !placed && !c->pt->optional)
 		diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no function of kernel %s that can be probed matches '%s' in its debug "
 			   "information", c->s->release, spec);
