@@ -517,6 +517,25 @@ static void add_obj(struct dw *d, struct dw_obj *o)
 	}
 }
 
+/* Does the file attached carry DWARF (a .debug_info with bytes)? */
+static bool has_dwarf(struct dw_obj *o)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(o->mod, &bias);
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
 static struct dw_obj *open_obj(struct dw *d, const char *module, const char *module_file)
 {
 	struct dw_obj *o = find_obj(d, module);
@@ -544,14 +563,17 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 		want = xstrdup(d->kernel_build_id);
 		installed = xasprintf("kernel %s", d->release);
 	}
-	const struct debug_file *f = debugfind(d->ix, module);
+	const struct debug_file *f = debugfind(d->ix, module), *stripped = NULL;
 	struct debug_file own = { .module = o->name, .path = installed };
 	bool ok = false;
 	if (module_file && debugfind_has_dwarf(module_file)) {
 		ok = attach(o, &own);
 	} else {
 		/* Each place that has it, in order, until one will do: an archive
-		 * may hold a stripped kernel where a loose vmlinux has DWARF. */
+		 * may hold a stripped kernel where a loose vmlinux has DWARF, and
+		 * eu-make-debug-archive puts 6.12's modules in without theirs
+		 * (it looks for ext4.ko.xz's debug file under that name). One
+		 * without DWARF does only when no later one has it. */
 		for (; f && !ok; f = debugfind_next(d->ix, f)) {
 			free(o->why);
 			o->why = NULL;
@@ -569,6 +591,12 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 						   o->build_id, want, installed);
 			} else if (!ok) {
 				pv_push(&d->ix->looked, xasprintf("%s (%s)", o->file, o->why));
+			} else if (!has_dwarf(o)) {
+				if (!stripped)
+					stripped = f;
+				pv_push(&d->ix->looked, xasprintf("%s (no DWARF)", o->file));
+				o->why = xstrdup("it has no DWARF");
+				ok = false;
 			}
 		}
 	}
@@ -594,6 +622,12 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 			ok = attach(o, &got);
 			free(path);
 		}
+	}
+	/* Its symbols, at least (kprobe.function, .call by name). */
+	if (!ok && stripped) {
+		free(o->why);
+		o->why = NULL;
+		ok = attach(o, stripped);
 	}
 	free(installed);
 	free(want);
