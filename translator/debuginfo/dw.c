@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "debuginfo/dw.h"
 #include "debuginfo/dwscan.h"
 #include "debuginfo/linefiles.h"
+#include "private.h"
 
 /* A function symbol of a module: where the kernel's kallsyms will find it. */
 struct dw_sym {
@@ -3110,6 +3112,7 @@ struct inline_index {
 	size_t n, cap;
 	Dwarf_Off *open;         /* open units' DIEs, in order */
 	size_t nopen, open_cap;
+	char *saved;             /* the cache file read, which names point into */
 };
 
 struct index_unit {
@@ -3117,6 +3120,14 @@ struct index_unit {
 	struct inline_index *ix;
 	Dwarf_Off unit;
 };
+
+static void add_open_unit(struct inline_index *ix, Dwarf_Off unit)
+{
+	if (ix->nopen == ix->open_cap)
+		ix->open = xrealloc(ix->open, (ix->open_cap = ix->open_cap ? 2 * ix->open_cap : 16) *
+						      sizeof *ix->open);
+	ix->open[ix->nopen++] = unit;
+}
 
 static void add_origin(struct index_unit *u, Dwarf_Die *die)
 {
@@ -3144,10 +3155,7 @@ static void index_unit_origins(struct dw_obj *o, struct inline_index *ix, Dwarf_
 	Dwarf_Attribute pa;
 	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
 	if (o->is_user || !producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto")) {
-		if (ix->nopen == ix->open_cap)
-			ix->open = xrealloc(ix->open, (ix->open_cap = ix->open_cap ? 2 * ix->open_cap : 16) *
-							      sizeof *ix->open);
-		ix->open[ix->nopen++] = u.unit;
+		add_open_unit(ix, u.unit);
 		return;
 	}
 	size_t before = ix->n;
@@ -3177,10 +3185,148 @@ static int origin_cmp(const void *a, const void *b)
 	return x->origin < y->origin ? -1 : x->origin > y->origin;
 }
 
+
+/*
+ * The index is kept in the cache by build-id (inlines/BUILD-ID-SIZE, SIZE
+ * that of the file's .debug_info as stored, compressed or not): a
+ * wildcard over an archive's 4,000 modules otherwise scans the top level
+ * of every unit of the 2,800 whose strings could match, each run. The
+ * file: a first line "tapline-inlines FORMAT BUILD-ID FILE", then "O UNIT"
+ * per open unit and "UNIT ORIGIN NAME" per instance, by name, and last
+ * "end HASH" (FNV-1a of all before it): written whole under another name,
+ * then renamed; one cut short or changed is made again.
+ */
+#define INLINE_CACHE_FORMAT 1
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static char *inline_cache_path(struct dw_obj *o)
+{
+	if (!o->build_id || getenv("TAPLINE_NO_INLINE_CACHE"))
+		return NULL;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(o->mod, &bias);
+	size_t shstrndx;
+	uint64_t size = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
+			size = sh.sh_size;
+	}
+	if (!size)
+		return NULL;
+	char *dir = cache_dir("inlines");
+	char *path = xasprintf("%s/%s-%" PRIx64, dir, o->build_id, size);
+	free(dir);
+	return path;
+}
+
+static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path)
+{
+	size_t len;
+	char *why = NULL;
+	char *text = file_exists(path) ? read_private_file(path, &len, &why) : NULL;
+	free(why);
+	if (!text || !len) {
+		free(text);
+		return NULL;
+	}
+	/* Kept while the object is: as small as it is (read_fd reads in
+	 * 64 KiB steps, and a wildcard reads thousands). */
+	text = xrealloc(text, len + 1);
+	/* The last line: "end HASH" of all before it. */
+	char *last = len >= 2 ? text + len - 2 : text;
+	while (last > text && last[-1] != '\n')
+		last--;
+	char *end_hash;
+	if (last == text || strncmp(last, "end ", 4) ||
+	    strtoull(last + 4, &end_hash, 16) != fnv1a(text, (size_t)(last - text)) ||
+	    *end_hash != '\n') {
+		free(text);
+		return NULL;
+	}
+	len = (size_t)(last - text);
+	text[len] = 0;
+	struct inline_index *ix = xcalloc(1, sizeof *ix);
+	ix->saved = text;
+	char *p = text, *nl = strchr(p, '\n');
+	char *head = xasprintf("tapline-inlines %d %s", INLINE_CACHE_FORMAT, o->build_id);
+	bool ok = nl && (size_t)(nl - p) > strlen(head) && !strncmp(p, head, strlen(head)) &&
+		  text[len - 1] == '\n';
+	free(head);
+	for (p = nl ? nl + 1 : NULL; ok && p < text + len; p = nl + 1) {
+		nl = strchr(p, '\n');
+		*nl = 0;
+		char *end;
+		if (p[0] == 'O' && p[1] == ' ') {
+			add_open_unit(ix, strtoull(p + 2, &end, 16));
+			ok = !*end;
+			continue;
+		}
+		Dwarf_Off unit = strtoull(p, &end, 16);
+		ok = *end == ' ';
+		Dwarf_Off origin = ok ? strtoull(end + 1, &end, 16) : 0;
+		ok = ok && *end == ' ' && end[1];
+		if (!ok)
+			break;
+		if (ix->n == ix->cap)
+			ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
+		ix->v[ix->n++] = (struct inline_origin){ end + 1, unit, origin };
+	}
+	if (!ok) {
+		free(ix->v);
+		free(ix->open);
+		free(text);
+		free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, const char *path)
+{
+	struct strbuf b;
+	sb_init(&b);
+	sb_printf(&b, "tapline-inlines %d %s %s\n", INLINE_CACHE_FORMAT, o->build_id, o->file);
+	for (size_t i = 0; i < ix->nopen; i++)
+		sb_printf(&b, "O %" PRIx64 "\n", (uint64_t)ix->open[i]);
+	for (size_t i = 0; i < ix->n; i++)
+		if (!strchr(ix->v[i].name, '\n'))
+			sb_printf(&b, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)ix->v[i].unit,
+				  (uint64_t)ix->v[i].origin, ix->v[i].name);
+	sb_printf(&b, "end %" PRIx64 "\n", fnv1a(b.s, b.len));
+	char *tmp = xasprintf("%s.%d", path, (int)getpid());
+	if (!write_file(tmp, b.s, b.len) || rename(tmp, path) != 0)
+		unlink(tmp);
+	free(tmp);
+	sb_free(&b);
+}
+
+/* The index, from the cache or made (and saved); NULL with o->why when
+ * the object's DWARF cannot be read. */
 static struct inline_index *inline_index(struct dw_obj *o)
 {
 	if (o->inlines)
 		return o->inlines;
+	char *path = inline_cache_path(o);
+	if (path && (o->inlines = read_inline_cache(o, path))) {
+		free(path);
+		return o->inlines;
+	}
+	if (!load_dwarf(o)) {
+		free(path);
+		return NULL;
+	}
 	struct inline_index *ix = o->inlines = xcalloc(1, sizeof *ix);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -3191,6 +3337,9 @@ static struct inline_index *inline_index(struct dw_obj *o)
 		off = next;
 	}
 	qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
+	if (path)
+		write_inline_cache(o, ix, path);
+	free(path);
 	return ix;
 }
 
@@ -3269,14 +3418,38 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
 	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
-	if (f && f->member && !member_may_inline(d, f, q->function))
+	/* A member's strings are searched for the name first, unless its
+	 * index is at hand (the object open, its index made or cached). */
+	struct dw_obj *open = find_obj(d, module);
+	bool indexed = false;
+	if (open && !open->why && !open->inlines) {
+		char *path = inline_cache_path(open);
+		indexed = path && file_exists(path);
+		free(path);
+	}
+	if (f && f->member && !indexed && !(open && open->inlines) &&
+	    !member_may_inline(d, f, q->function))
 		return 0;
-	struct dw_obj *o = usable_obj(d, module, module_file, true, why);
+	/* The index may come from the cache: the DWARF is read only when a
+	 * unit is to be walked. */
+	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
 	if (!o)
 		return -1;
+	struct inline_index *ix = inline_index(o);
+	if (!ix) {
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return -1;
+	}
 	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
 	struct unit_to_walk *units;
-	size_t nunits = units_to_walk(inline_index(o), q->function, &units);
+	size_t nunits = units_to_walk(ix, q->function, &units);
+	if (nunits && !load_dwarf(o)) {
+		for (size_t i = 0; i < nunits; i++)
+			free(units[i].origins);
+		free(units);
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return -1;
+	}
 	for (size_t i = 0; i < nunits; i++) {
 		Dwarf_Die cu, child;
 		struct inline_walk iw = { &w, NULL, units[i].open ? NULL : units[i].origins,
