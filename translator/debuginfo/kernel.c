@@ -97,17 +97,13 @@ static int cmp_start(const void *a, const void *b)
 	return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
-const struct kfunc *kernel_function_at(const struct kernel *k, uint64_t offset,
+const struct kfunc *kernel_function_at(const struct kernel *kc, uint64_t offset,
 				       enum kfunc_why *why)
 {
-	static const struct kernel *indexed;
-	static struct kfunc_start *starts;
-	static size_t n;
-	if (indexed != k) {
-		free(starts);
-		starts = NULL;
-		n = 0;
-		size_t cap = 0;
+	struct kernel *k = (struct kernel *)kc; /* its index is made once */
+	if (!k->starts) {
+		size_t n = 0, cap = 0;
+		struct kfunc_start *starts = NULL;
 		for (size_t i = 0; i < k->nfuncs; i++) {
 			const struct kfunc *f = &k->funcs[i];
 			for (unsigned c = 0; c < (f->copies > 1 ? f->copies : 1); c++) {
@@ -123,8 +119,11 @@ const struct kfunc *kernel_function_at(const struct kernel *k, uint64_t offset,
 			}
 		}
 		qsort(starts, n, sizeof *starts, cmp_start);
-		indexed = k;
+		k->starts = starts ? starts : xcalloc(1, sizeof *starts);
+		k->nstarts = n;
 	}
+	const struct kfunc_start *starts = k->starts;
+	size_t n = k->nstarts;
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -472,6 +471,9 @@ static void kernel_reset(struct kernel *k)
 		free(k->funcs[i].whys);
 	}
 	free(k->funcs);
+	free(k->starts);
+	k->starts = NULL;
+	k->nstarts = 0;
 	free(k->build_id);
 	free(k->funcs_from);
 	free(k->btf_path);

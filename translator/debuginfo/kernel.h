@@ -55,6 +55,8 @@ struct kfunc {
 	unsigned char *whys;
 };
 
+struct kfunc_start;
+
 struct kernel {
 	char *release;
 	char *vmlinuz;     /* /boot/vmlinuz-RELEASE, NULL if absent */
@@ -66,6 +68,9 @@ struct kernel {
 	bool classified;   /* every why is known (else some are KF_OK unchecked) */
 	char *funcs_from;  /* where the names came from, for messages */
 	char *btf_path;    /* the kernel's BTF (raw), NULL if it has none */
+	/* kernel_function_at's index of every start, made when first asked. */
+	struct kfunc_start *starts;
+	size_t nstarts;
 };
 
 /*
