@@ -2494,7 +2494,8 @@ static bool unit_functions(struct dw_obj *o, Dwarf_Die *cu, const char *pattern,
 		u->v = NULL;
 		return false;
 	}
-	qsort(u->v, u->n, sizeof *u->v, func_range_cmp);
+	if (u->n)
+		qsort(u->v, u->n, sizeof *u->v, func_range_cmp);
 	return true;
 }
 
@@ -3336,7 +3337,8 @@ static struct inline_index *inline_index(struct dw_obj *o)
 			index_unit_origins(o, ix, &cu);
 		off = next;
 	}
-	qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
 	if (path)
 		write_inline_cache(o, ix, path);
 	free(path);
@@ -3379,7 +3381,8 @@ static size_t units_to_walk(struct inline_index *ix, const char *pattern,
 		while (hi < ix->n && !strcmp(ix->v[hi].name, pattern))
 			hi++;
 		m = xmalloc((hi - lo + 1) * sizeof *m);
-		memcpy(m, ix->v + lo, (hi - lo) * sizeof *m);
+		if (hi > lo)
+			memcpy(m, ix->v + lo, (hi - lo) * sizeof *m);
 		nm = hi - lo;
 	} else {
 		m = xmalloc((ix->n + 1) * sizeof *m);
