@@ -175,6 +175,11 @@ static char *cache_root(void)
 	return path_join(home, ".cache/tapline");
 }
 
+void private_dirs_forget(void)
+{
+	checked = (struct ptrvec){ 0 };
+}
+
 char *cache_dir(const char *sub)
 {
 	static const char what[] = "the cache directory";

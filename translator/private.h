@@ -31,6 +31,9 @@ void private_dir(const char *dir, bool create, const char *what, const char *els
  * private, created if needed; SUB (may be NULL) is appended, each of its
  * directories private too. */
 char *cache_dir(const char *sub);
+/* Forget which directories were found private, without freeing (the
+ * pass-2 fuzzer frees each input's allocations itself). */
+void private_dirs_forget(void);
 
 /* The directory temporary directories go in ($TMPDIR, or /tmp), checked
  * like the path to a private directory; exits with an error if others

@@ -39,6 +39,9 @@
 #include "util.h"
 #ifdef FUZZ_PASS2
 #include "debuginfo/kernel.h"
+#include "debuginfo/tracepoints.h"
+#include "debuginfo/userelf.h"
+#include "private.h"
 #include "sema/sema.h"
 #include "session.h"
 #endif
@@ -415,6 +418,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	src_reset();
 	diag_reset();
+	/* What the translator keeps for the process's life, made during the
+	 * input, is freed with its allocations: forgotten too. */
+	user_elf_forget_all();
+	private_dirs_forget();
+	tracepoints_forget_classes();
 	track_free_all();
 	tracking = false;
 	return 0;

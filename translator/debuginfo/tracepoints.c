@@ -374,6 +374,11 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 /* The kernel's event classes, read once per BTF on the first guess. */
 static struct classes class_cache;
 
+void tracepoints_forget_classes(void)
+{
+	class_cache = (struct classes){ 0 };
+}
+
 static char *guessed_class(struct btf_source *b, const char *event)
 {
 	if (class_cache.btf != b) {

@@ -38,5 +38,8 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 /* Its arguments as a site (object, anchor left to the caller); NULL if
  * BTF has no prototype for it. */
 struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp);
+/* Forget the event classes read, without freeing (the pass-2 fuzzer frees
+ * each input's allocations, its BTF among them, itself). */
+void tracepoints_forget_classes(void);
 
 #endif

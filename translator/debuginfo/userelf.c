@@ -319,6 +319,11 @@ const struct user_elf *user_elf_open(const char *path, char **why)
 	return u;
 }
 
+void user_elf_forget_all(void)
+{
+	opened = (struct ptrvec){ 0 };
+}
+
 bool user_elf_offset(const struct user_elf *u, uint64_t vaddr, uint64_t *offset)
 {
 	for (size_t i = 0; i < u->nsegs; i++) {

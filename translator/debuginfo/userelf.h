@@ -76,6 +76,9 @@ void user_runtime_files(const struct user_elf *prog, struct ptrvec *asked, struc
 /* The file at path (as user_find_* return it), read once per run; NULL
  * with *why when it is not an x86-64 executable or shared library. */
 const struct user_elf *user_elf_open(const char *path, char **why);
+/* Forget every file read, without freeing (the pass-2 fuzzer frees each
+ * input's allocations itself). */
+void user_elf_forget_all(void);
 /* The file offset of a virtual address in a loaded segment; false if none
  * holds it. */
 bool user_elf_offset(const struct user_elf *u, uint64_t vaddr, uint64_t *offset);
