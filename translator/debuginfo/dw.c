@@ -519,23 +519,24 @@ static void add_obj(struct dw *d, struct dw_obj *o)
 	}
 }
 
-/* Does the file attached carry DWARF (a .debug_info with bytes)? */
-static bool has_dwarf(struct dw_obj *o)
+/* The size of the attached file's .debug_info as stored (compressed or
+ * not); 0 when it has none: no DWARF. */
+static uint64_t debug_info_size(struct dw_obj *o)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(o->mod, &bias);
 	size_t shstrndx;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
+		return 0;
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		const char *n;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
 		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
 		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
-			return true;
+			return sh.sh_size;
 	}
-	return false;
+	return 0;
 }
 
 static struct dw_obj *open_obj(struct dw *d, const char *module, const char *module_file)
@@ -593,7 +594,7 @@ static struct dw_obj *open_obj(struct dw *d, const char *module, const char *mod
 						   o->build_id, want, installed);
 			} else if (!ok) {
 				pv_push(&d->ix->looked, xasprintf("%s (%s)", o->file, o->why));
-			} else if (!has_dwarf(o)) {
+			} else if (!debug_info_size(o)) {
 				if (!stripped)
 					stripped = f;
 				pv_push(&d->ix->looked, xasprintf("%s (no DWARF)", o->file));
@@ -3209,22 +3210,8 @@ static uint64_t fnv1a(const char *p, size_t n)
 
 static char *inline_cache_path(struct dw_obj *o)
 {
-	if (!o->build_id || getenv("TAPLINE_NO_INLINE_CACHE"))
-		return NULL;
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(o->mod, &bias);
-	size_t shstrndx;
-	uint64_t size = 0;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr sh;
-		const char *n;
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
-			size = sh.sh_size;
-	}
-	if (!size)
+	uint64_t size;
+	if (!o->build_id || getenv("TAPLINE_NO_INLINE_CACHE") || !(size = debug_info_size(o)))
 		return NULL;
 	char *dir = cache_dir("inlines");
 	char *path = xasprintf("%s/%s-%" PRIx64, dir, o->build_id, size);
