@@ -1007,7 +1007,8 @@ int rt_probes_prepare(void)
  * A probe point of several sites (a wildcard's matches, a function's
  * inlined copies) whose every site the kernel refused: the script fails,
  * as in SystemTap; one or more placed (or waiting for their module) is
- * enough, each refused site having been warned about.
+ * enough, each refused site having been warned about, and how many of
+ * the point's sites were placed said once.
  */
 static int rt_points_check(void)
 {
@@ -1032,8 +1033,14 @@ static int rt_points_check(void)
 	for (i = 0; i < rt_script.nprobes && !rc; i++) {
 		const struct rt_probe *p = rt_placed[i].p;
 
-		if (p->point != i + 1 || p->optional || n[i].placed)
+		if (p->point != i + 1 || p->optional)
 			continue;
+		if (n[i].placed) {
+			if (n[i].placed < n[i].sites)
+				rt_message("warning", "%d of the %d probes of %s were placed",
+					   n[i].placed, n[i].sites, p->pp);
+			continue;
+		}
 		rt_message("error", "cannot place any of the %d probes of %s: the kernel refused each (see the warnings above)",
 			   n[i].sites, p->pp);
 		rt_request_stop(1);
