@@ -3302,15 +3302,22 @@ static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, 
 
 /* The index, from the cache or made (and saved); NULL with o->why when
  * the object's DWARF cannot be read. */
+/* The index from the cache, when it holds one (NULL otherwise). */
+static struct inline_index *cached_inline_index(struct dw_obj *o)
+{
+	if (!o->inlines) {
+		char *path = inline_cache_path(o);
+		o->inlines = path ? read_inline_cache(o, path) : NULL;
+		free(path);
+	}
+	return o->inlines;
+}
+
 static struct inline_index *inline_index(struct dw_obj *o)
 {
-	if (o->inlines)
+	if (cached_inline_index(o))
 		return o->inlines;
 	char *path = inline_cache_path(o);
-	if (path && (o->inlines = read_inline_cache(o, path))) {
-		free(path);
-		return o->inlines;
-	}
 	if (!load_dwarf(o)) {
 		free(path);
 		return NULL;
@@ -3411,13 +3418,7 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	/* A member's strings are searched for the name first, unless its
 	 * index is at hand (the object open, its index made or cached). */
 	struct dw_obj *open = find_obj(d, module);
-	bool indexed = false;
-	if (open && !open->why && !open->inlines) {
-		char *path = inline_cache_path(open);
-		indexed = path && file_exists(path);
-		free(path);
-	}
-	if (f && f->member && !indexed && !(open && open->inlines) &&
+	if (f && f->member && !(open && !open->why && cached_inline_index(open)) &&
 	    !member_may_inline(d, f, q->function))
 		return 0;
 	/* The index may come from the cache: the DWARF is read only when a
