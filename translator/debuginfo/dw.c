@@ -3343,8 +3343,7 @@ static struct inline_index *inline_index(struct dw_obj *o)
  * abstract instances (sorted; none for an open unit: all are looked at). */
 struct unit_to_walk {
 	Dwarf_Off unit;
-	bool open;
-	Dwarf_Off *origins;
+	Dwarf_Off *origins; /* NULL for an open unit */
 	size_t norigins;
 };
 
@@ -3393,7 +3392,7 @@ static size_t units_to_walk(struct inline_index *ix, const char *pattern,
 	size_t nu = 0, i = 0, k = 0;
 	while (i < nm || k < ix->nopen) {
 		if (k < ix->nopen && (i == nm || ix->open[k] < m[i].unit)) {
-			u[nu++] = (struct unit_to_walk){ ix->open[k++], true, NULL, 0 };
+			u[nu++] = (struct unit_to_walk){ ix->open[k++], NULL, 0 };
 			continue;
 		}
 		size_t j = i;
@@ -3443,7 +3442,7 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	}
 	for (size_t i = 0; i < nunits; i++) {
 		Dwarf_Die cu, child;
-		struct inline_walk iw = { &w, NULL, units[i].open ? NULL : units[i].origins,
+		struct inline_walk iw = { &w, NULL, units[i].origins,
 					  units[i].norigins };
 		if (dwarf_offdie(o->dbg, units[i].unit, &cu) && dwarf_child(&cu, &child) == 0) {
 			do {
