@@ -59,6 +59,13 @@
 #define VM_POLL_MS 25
 /* How long qemu may take to power off after the guest said END. */
 #define VM_POWEROFF_GRACE_S 10
+/*
+ * A job past its own timeout by this much was not killed by the guest's
+ * watcher, which needs only seconds: the guest is hung (a soft lockup takes
+ * every CPU's timer with it), and waiting out the whole run's timeout would
+ * only delay the jobs after it.
+ */
+#define VM_HUNG_GRACE_S 60
 #define FRAME "@@TAPLINE-"
 
 static const char qemu_name[] = "qemu-system-x86_64";
@@ -1542,6 +1549,14 @@ static int watch(struct run *r)
 		now = now_ns();
 		if (deadline && now >= deadline && !r->ended && !r->killed) {
 			r->timed_out = true;
+			kill_qemu(r);
+		}
+		if (r->cur < r->njobs && r->jobs[r->cur].timeout_s > 0 && !r->killed &&
+		    now - r->t_job >= (uint64_t)(r->jobs[r->cur].timeout_s + VM_HUNG_GRACE_S) *
+					       1000000000ull) {
+			fprintf(stderr, "vm: job %s: still running %d s after its timeout: "
+				"the guest is hung; stopping it\n", r->jobs[r->cur].name, VM_HUNG_GRACE_S);
+			r->res[r->cur].timed_out = true;
 			kill_qemu(r);
 		}
 		if (r->ended && !r->killed &&
