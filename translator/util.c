@@ -227,6 +227,75 @@ bool pv_has_string(const struct ptrvec *pv, const char *s)
 	return false;
 }
 
+static uint64_t key_at(const char *elem, size_t key_off)
+{
+	uint64_t k;
+	memcpy(&k, elem + key_off, sizeof k);
+	return k;
+}
+
+void sort_by_key(void *base, size_t n, size_t size, size_t key_off)
+{
+	if (n < 2)
+		return;
+	/* Every byte's counts in one pass; a byte all keys share is skipped. */
+	size_t (*count)[256] = xcalloc(8, sizeof *count);
+	char *from = base;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_at(from + i * size, key_off);
+		for (int d = 0; d < 8; d++)
+			count[d][(k >> (8 * d)) & 0xff]++;
+	}
+	char *to = xmalloc(n * size), *spare = to;
+	for (int d = 0; d < 8; d++) {
+		size_t pos[256], sum = 0;
+		bool one_bucket = false;
+		for (int v = 0; v < 256; v++) {
+			one_bucket |= count[d][v] == n;
+			pos[v] = sum;
+			sum += count[d][v];
+		}
+		if (one_bucket)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *e = from + i * size;
+			memcpy(to + pos[(key_at(e, key_off) >> (8 * d)) & 0xff]++ * size, e, size);
+		}
+		char *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != base)
+		memcpy(base, from, n * size);
+	free(spare);
+	free(count);
+}
+
+void sort_key_runs(void *base, size_t n, size_t size, size_t key_off,
+		   int (*cmp)(const void *, const void *))
+{
+	char *b = base;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t k = key_at(b + i * size, key_off);
+		for (j = i + 1; j < n && key_at(b + j * size, key_off) == k; j++)
+			;
+		if (j - i > 1)
+			qsort(b + i * size, j - i, size, cmp);
+	}
+}
+
+uint64_t name_key(const char *s, size_t len)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < 8; i++) {
+		unsigned char c = i < len ? (unsigned char)s[i] : 0;
+		if (!c)
+			len = i; /* a C string's end: NUL-padded from here */
+		k = (k << 8) | c;
+	}
+	return k;
+}
+
 char *read_fd(int fd, size_t *len)
 {
 	struct strbuf b;
@@ -618,4 +687,17 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+uint64_t hash_words(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, sizeof w);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return hash_bytes(h, p + i, len - i);
 }

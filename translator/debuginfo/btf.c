@@ -26,6 +26,7 @@
 struct btf_func {
 	const char *name;
 	__u32 id;
+	uint64_t key; /* name_key(name) */
 };
 
 struct btf_source {
@@ -63,9 +64,11 @@ static __s32 find_func(struct btf_source *b, const char *name)
 			const struct btf_type *t = btf__type_by_id(b->btf, id);
 			const char *n = t && btf_is_func(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
 			if (n && *n)
-				b->funcs[b->nfuncs++] = (struct btf_func){ n, id };
+				b->funcs[b->nfuncs++] = (struct btf_func){ n, id, name_key(n, SIZE_MAX) };
 		}
-		qsort(b->funcs, b->nfuncs, sizeof *b->funcs, func_cmp);
+		sort_by_key(b->funcs, b->nfuncs, sizeof *b->funcs, offsetof(struct btf_func, key));
+		sort_key_runs(b->funcs, b->nfuncs, sizeof *b->funcs, offsetof(struct btf_func, key),
+			      func_cmp);
 	}
 	size_t lo = 0, hi = b->nfuncs;
 	while (lo < hi) {

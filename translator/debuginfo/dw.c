@@ -102,12 +102,22 @@ struct dw_obj {
 	struct func_sym *fsyms;
 	size_t nfsyms;
 	bool fsyms_made;
+	/* Something read from it went out (sites, types, variables, names):
+	 * it is not freed before dw_end, only parked. */
+	bool kept;
+	/* Its files are closed, and what pointed into them dropped; revive
+	 * opens them again when it is next needed. */
+	bool parked;
 };
+
+static bool revive(struct dw_obj *o);
+static bool load_dwarf(struct dw_obj *o);
 
 struct func_sym {
 	const char *name;
 	size_t len;        /* of the name without a clone's ".isra.0" */
 	GElf_Addr value;
+	uint64_t key;      /* name_key(name, len) */
 };
 
 struct def_slot {
@@ -519,6 +529,30 @@ static void add_obj(struct dw *d, struct dw_obj *o)
 	}
 }
 
+/* Takes o out of d's table (backward-shift deletion keeps every other
+ * name's probe sequence unbroken). */
+static void remove_obj(struct dw *d, struct dw_obj *o)
+{
+	for (size_t i = 0; i < d->objs.n; i++)
+		if (d->objs.v[i] == o) {
+			d->objs.v[i] = d->objs.v[--d->objs.n];
+			break;
+		}
+	size_t mask = d->by_name_cap - 1;
+	size_t hole = (size_t)(obj_slot(d, o->name) - d->by_name);
+	d->by_name[hole] = NULL;
+	for (size_t j = (hole + 1) & mask; d->by_name[j]; j = (j + 1) & mask) {
+		size_t home = hash_bytes(HASH_INIT, d->by_name[j]->name,
+					 strlen(d->by_name[j]->name)) & mask;
+		/* Moves back unless its home lies cyclically in (hole, j]. */
+		if ((j > hole && (home <= hole || home > j)) || (j < hole && home <= hole && home > j)) {
+			d->by_name[hole] = d->by_name[j];
+			d->by_name[j] = NULL;
+			hole = j;
+		}
+	}
+}
+
 /* The size of the attached file's .debug_info as stored (compressed or
  * not); 0 when it has none: no DWARF. */
 static uint64_t debug_info_size(struct dw_obj *o)
@@ -886,12 +920,11 @@ static struct ctype *dw_type(struct dw_obj *o, Dwarf_Die *die)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type: {
 		bool is_union = dwarf_tag(die) == DW_TAG_union_type;
-		Dwarf_Die def;
-		if (dwarf_hasattr(die, DW_AT_declaration) && find_definition(o, die, &def)) {
-			t = dw_type(o, &def);
-			*type_slot(o, dwarf_dieoffset(die)) = t;
-			return t;
-		}
+		/* A declaration's definition is looked for when the type is
+		 * completed (complete_type), not here: task_struct's pointers
+		 * alone lead to dozens, and finding one may mean reading the
+		 * kernel's units up to it (40% of a 20-probe script's pass 2).
+		 * Its size is known once it is complete. */
 		t = new_type(o, die, is_union ? CT_UNION : CT_STRUCT);
 		t->size = die_udata(die, DW_AT_byte_size, 0);
 		t->name = tag_name(is_union ? "union" : "struct", die);
@@ -983,9 +1016,19 @@ static void complete_enum(struct ctype *t, Dwarf_Die *die)
 static void complete_type(struct ctype *t)
 {
 	struct dw_obj *o = t->src->ctx;
-	Dwarf_Die die;
-	if (!dwarf_offdie(o->dbg, t->key, &die))
+	Dwarf_Die die, def;
+	if (!revive(o) || !load_dwarf(o) || !dwarf_offdie(o->dbg, t->key, &die))
 		return;
+	if ((t->kind == CT_STRUCT || t->kind == CT_UNION) && dwarf_hasattr(&die, DW_AT_declaration)) {
+		/* The definition's parts, as it has them. */
+		if (find_definition(o, &die, &def)) {
+			struct ctype *d = ctype_complete(dw_type(o, &def));
+			t->size = d->size;
+			t->members = d->members;
+			t->nmembers = d->nmembers;
+		}
+		return;
+	}
 	if (t->kind == CT_STRUCT || t->kind == CT_UNION)
 		complete_members(o, t, &die);
 	else if (t->kind == CT_ENUM)
@@ -1429,7 +1472,7 @@ static void load_vars(struct probe_site *s)
 {
 	struct dw_obj *o = s->src_ctx;
 	Dwarf_Die func, cudie, own;
-	if (!dwarf_offdie(o->dbg, s->src_frame ? s->src_frame : s->src_key, &func) ||
+	if (!revive(o) || !load_dwarf(o) || !dwarf_offdie(o->dbg, s->src_frame ? s->src_frame : s->src_key, &func) ||
 	    !dwarf_offdie(o->dbg, s->src_key, &own) || !dwarf_diecu(&func, &cudie, NULL, NULL))
 		return;
 	size_t cap = 0;
@@ -2154,10 +2197,14 @@ static void make_func_syms(struct dw_obj *o)
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
-		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-			o->fsyms[o->nfsyms++] = (struct func_sym){ name, strcspn(name, "."), value };
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+			size_t len = strcspn(name, ".");
+			o->fsyms[o->nfsyms++] = (struct func_sym){ name, len, value, name_key(name, len) };
+		}
 	}
-	qsort(o->fsyms, o->nfsyms, sizeof *o->fsyms, func_sym_cmp);
+	sort_by_key(o->fsyms, o->nfsyms, sizeof *o->fsyms, offsetof(struct func_sym, key));
+	sort_key_runs(o->fsyms, o->nfsyms, sizeof *o->fsyms, offsetof(struct func_sym, key),
+		      func_sym_cmp);
 }
 
 /* The function symbols [*lo, *hi) whose names begin with the pattern's
@@ -2232,7 +2279,7 @@ static struct dw_obj *usable_obj(struct dw *d, const char *module, const char *m
 		*why = NULL;
 		return NULL;
 	}
-	if (o->why || (dwarf && !load_dwarf(o))) {
+	if (o->why || !revive(o) || (dwarf && !load_dwarf(o))) {
 		*why = xasprintf("%s: %s", o->file, o->why);
 		return NULL;
 	}
@@ -2373,7 +2420,8 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		 const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
 {
 	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
-	bool opened = find_obj(d, module) != NULL;
+	const struct dw_obj *seen = find_obj(d, module);
+	bool opened = seen && !seen->parked;
 	if (f && !opened && strcmp(module, "kernel") && !file_has_function(d, f, q->function))
 		return 0;
 	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
@@ -2392,6 +2440,7 @@ int dw_functions(struct dw *d, const char *module, const char *module_file,
 		walk_units(&w);
 	if (f && f->member)
 		member_release(d, f);
+	o->kept |= w.found > 0;
 	return w.found;
 }
 
@@ -2403,6 +2452,7 @@ void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *n
 	free(why);
 	if (!o)
 		return;
+	o->kept = true;
 	struct walk w = { .o = o, .each = fn, .ctx = ctx };
 	walk_units(&w);
 }
@@ -2668,6 +2718,7 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 	struct stmt_walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
 	each_statement_line(o, q, is_the_line, add_statement_site, &w);
 	pv_free(&w.done);
+	o->kept |= w.found > 0;
 	return w.found;
 }
 
@@ -2698,8 +2749,10 @@ void dw_statement_lines_near(struct dw *d, const char *module, const char *modul
 	struct near_lines n = { q->line, 0, 0 };
 	struct dw_obj *o = usable_obj(d, module, module_file, true, &why);
 	free(why);
-	if (o)
+	if (o) {
+		o->kept = true;
 		each_statement_line(o, q, is_nearer, note_near, &n);
+	}
 	*below = n.below;
 	*above = n.above;
 }
@@ -2726,6 +2779,102 @@ void dw_end(struct dw *d)
 	free(d);
 }
 
+/*
+ * A wildcard over modules opens each one that may match; one that gave
+ * nothing keeps libdw's copy of its DWARF (decompressed, for 6.12's loose
+ * debug files: 5.7 GB over every module) for nothing. Closed here, it is
+ * opened again if a later query asks.
+ */
+static void inline_index_free(struct inline_index *ix);
+
+/* Closes o's files, and drops all that points into their data: symbol
+ * names, the inline index, the type definitions' index, file tables. */
+static void close_files(struct dw_obj *o)
+{
+	inline_index_free(o->inlines);
+	o->inlines = NULL;
+	for (size_t i = 0; i < o->unit_files.n; i++) {
+		struct unit_files *uf = o->unit_files.v[i];
+		line_files_free(&uf->lf);
+		free(uf);
+	}
+	pv_free(&o->unit_files);
+	o->raw_read = false;
+	memset(&o->lines, 0, sizeof o->lines);
+	memset(&o->scan, 0, sizeof o->scan);
+	free(o->fsyms);
+	o->fsyms = NULL;
+	o->nfsyms = 0;
+	o->fsyms_made = false;
+	free(o->syms);
+	o->syms = NULL;
+	o->nsyms = 0;
+	free(o->defs);
+	o->defs = NULL;
+	o->ndefs = o->defs_cap = 0;
+	o->defs_next_unit = 0;
+	o->defs_all_read = false;
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
+	o->dwfl = NULL;
+	o->mod = NULL;
+	o->dbg = NULL;
+}
+
+/* A parked object's files again, the same build; false with o->why. */
+static bool revive(struct dw_obj *o)
+{
+	if (!o->parked)
+		return true;
+	o->parked = false;
+	char *path = xstrdup(o->file), *id = o->build_id ? xstrdup(o->build_id) : NULL;
+	struct debug_file f = { .module = o->name, .path = path };
+	bool ok = attach(o, &f);
+	if (ok && id && (!o->build_id || strcmp(id, o->build_id))) {
+		o->why = xasprintf("it changed while the script was being translated");
+		ok = false;
+	}
+	free(path);
+	free(id);
+	return ok;
+}
+
+/*
+ * A wildcard over modules opens each one that may match, and libdwfl
+ * keeps each one's DWARF in memory, relocated (6.12's loose debug files:
+ * 3.2 GB over every module with a *_probe function). One that gave
+ * nothing is freed; one that gave sites is parked, and its files opened
+ * again only if its sites' variables or types are asked for. Archive
+ * members stay: their pages are given back already (member_release),
+ * and libdwfl rewrote their headers in place, so they cannot be read
+ * afresh.
+ */
+void dw_release(struct dw *d, const char *module)
+{
+	struct dw_obj *o = find_obj(d, module);
+	if (!o || o->is_kernel || o->is_user || o->parked)
+		return;
+	if (o->kept) {
+		if (o->why || !o->file || strchr(o->file, '('))
+			return;
+		close_files(o);
+		o->parked = true;
+		return;
+	}
+	remove_obj(d, o);
+	close_files(o);
+	for (size_t i = 0; i < o->nsecs; i++)
+		free(o->secs[i].name);
+	free(o->secs);
+	free(o->cu_ranges);
+	free(o->types);
+	free(o->name);
+	free(o->file);
+	free(o->build_id);
+	free(o->why);
+	free(o);
+}
+
 /* --- types by name (@cast) --- */
 
 static bool type_named(Dwarf_Die *die, const char *tag_word, const char *name)
@@ -2748,6 +2897,7 @@ struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, c
 	struct dw_obj *o = usable_obj(d, module, NULL, true, why);
 	if (!o)
 		return NULL;
+	o->kept = true;
 	/* "struct file", "union u", "enum e", or a bare name; a trailing '*'
 	 * makes a pointer to it. */
 	char *want = xstrdup(type);
@@ -3117,6 +3267,16 @@ struct inline_index {
 	char *saved;             /* the cache file read, which names point into */
 };
 
+static void inline_index_free(struct inline_index *ix)
+{
+	if (ix) {
+		free(ix->v);
+		free(ix->open);
+		free(ix->saved);
+		free(ix);
+	}
+}
+
 struct index_unit {
 	struct dw_obj *o;
 	struct inline_index *ix;
@@ -3198,14 +3358,22 @@ static int origin_cmp(const void *a, const void *b)
  * "end HASH" (FNV-1a of all before it): written whole under another name,
  * then renamed; one cut short or changed is made again.
  */
-#define INLINE_CACHE_FORMAT 1
+#define INLINE_CACHE_FORMAT 2
 
-static uint64_t fnv1a(const char *p, size_t n)
+/* A lowercase hex number at p (strtoull's locale and base handling were
+ * most of parsing the kernel's index); *end is the byte after it. */
+static uint64_t hex_at(const char *p, const char **end)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
-	return h;
+	uint64_t v = 0;
+	for (;; p++) {
+		unsigned d = *p >= '0' && *p <= '9' ? (unsigned)(*p - '0')
+			   : *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10) : 16;
+		if (d == 16)
+			break;
+		v = v << 4 | d;
+	}
+	*end = p;
+	return v;
 }
 
 static char *inline_cache_path(struct dw_obj *o)
@@ -3238,7 +3406,7 @@ static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path
 		last--;
 	char *end_hash;
 	if (last == text || strncmp(last, "end ", 4) ||
-	    strtoull(last + 4, &end_hash, 16) != fnv1a(text, (size_t)(last - text)) ||
+	    strtoull(last + 4, &end_hash, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
 	    *end_hash != '\n') {
 		free(text);
 		return NULL;
@@ -3255,16 +3423,17 @@ static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path
 	for (p = nl ? nl + 1 : NULL; ok && p < text + len; p = nl + 1) {
 		nl = strchr(p, '\n');
 		*nl = 0;
-		char *end;
+		const char *end;
 		if (p[0] == 'O' && p[1] == ' ') {
-			add_open_unit(ix, strtoull(p + 2, &end, 16));
-			ok = !*end;
+			add_open_unit(ix, hex_at(p + 2, &end));
+			ok = end > p + 2 && !*end;
 			continue;
 		}
-		Dwarf_Off unit = strtoull(p, &end, 16);
-		ok = *end == ' ';
-		Dwarf_Off origin = ok ? strtoull(end + 1, &end, 16) : 0;
-		ok = ok && *end == ' ' && end[1];
+		Dwarf_Off unit = hex_at(p, &end);
+		ok = end > p && *end == ' ';
+		const char *at = end + 1;
+		Dwarf_Off origin = ok ? hex_at(at, &end) : 0;
+		ok = ok && end > at && *end == ' ' && end[1];
 		if (!ok)
 			break;
 		if (ix->n == ix->cap)
@@ -3272,10 +3441,7 @@ static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path
 		ix->v[ix->n++] = (struct inline_origin){ end + 1, unit, origin };
 	}
 	if (!ok) {
-		free(ix->v);
-		free(ix->open);
-		free(text);
-		free(ix);
+		inline_index_free(ix);
 		return NULL;
 	}
 	return ix;
@@ -3292,7 +3458,7 @@ static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, 
 		if (!strchr(ix->v[i].name, '\n'))
 			sb_printf(&b, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)ix->v[i].unit,
 				  (uint64_t)ix->v[i].origin, ix->v[i].name);
-	sb_printf(&b, "end %" PRIx64 "\n", fnv1a(b.s, b.len));
+	sb_printf(&b, "end %" PRIx64 "\n", hash_words(HASH_INIT, b.s, b.len));
 	char *tmp = xasprintf("%s.%d", path, (int)getpid());
 	if (!write_file(tmp, b.s, b.len) || rename(tmp, path) != 0)
 		unlink(tmp);
@@ -3458,6 +3624,7 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	free(units);
 	if (f && f->member)
 		member_release(d, f);
+	o->kept |= w.found > 0;
 	return w.found;
 }
 
@@ -3507,6 +3674,7 @@ struct tvar *dw_global(struct dw *d, const char *module, const char *name, const
 			*why = xasprintf("no debug information for %s was found", module);
 		return NULL;
 	}
+	o->kept = true;
 	char *key = xasprintf("%s@%s#%llx", name, file ? file : "", (unsigned long long)in_unit_of);
 	for (size_t i = 0; i < o->global_keys.n; i++)
 		if (!strcmp(o->global_keys.v[i], key)) {

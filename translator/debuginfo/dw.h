@@ -53,6 +53,9 @@ int dw_statements(struct dw *d, const char *module, const char *module_file,
 struct ctype *dw_find_type(struct dw *d, const char *module, const char *type, char **why);
 /* Close the files (the sites and types made stay). */
 void dw_end(struct dw *d);
+/* A wildcard over modules is done with module: its files are closed
+ * (opened again if asked for; the sites and types made stay). */
+void dw_release(struct dw *d, const char *module);
 /* For a statement probe that matched nothing: the nearest lines before and
  * after q->line where a statement of a matching function begins (0: none). */
 void dw_statement_lines_near(struct dw *d, const char *module, const char *module_file,

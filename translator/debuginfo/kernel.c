@@ -91,12 +91,6 @@ struct kfunc_start {
 	enum kfunc_why why;
 };
 
-static int cmp_start(const void *a, const void *b)
-{
-	const struct kfunc_start *x = a, *y = b;
-	return (x->offset > y->offset) - (x->offset < y->offset);
-}
-
 const struct kfunc *kernel_function_at(const struct kernel *kc, uint64_t offset,
 				       enum kfunc_why *why)
 {
@@ -118,7 +112,7 @@ const struct kfunc *kernel_function_at(const struct kernel *kc, uint64_t offset,
 					off, f, f->copies > 1 ? (enum kfunc_why)f->whys[c] : f->why };
 			}
 		}
-		qsort(starts, n, sizeof *starts, cmp_start);
+		sort_by_key(starts, n, sizeof *starts, offsetof(struct kfunc_start, offset));
 		k->starts = starts ? starts : xcalloc(1, sizeof *starts);
 		k->nstarts = n;
 	}

@@ -1839,6 +1839,7 @@ static void module_function_point(struct pp_ctx *c)
 	struct ptrvec sites = { 0 };
 	size_t left_out = 0;
 	bool broken = false, too_many = false;
+	bool wild_modules = !module_file && strpbrk(pattern, "*?[");
 	for (size_t i = 0; i < modules.n; i++) {
 		char *why = NULL;
 		char *build_id = module_build_id(c, modules.v[i], module_file);
@@ -1871,6 +1872,8 @@ static void module_function_point(struct pp_ctx *c)
 		}
 		free(btf_why);
 		free(why);
+		if (wild_modules)
+			dw_release(d, modules.v[i]);
 	}
 	if (modules.n == 0 && !c->pt->optional) {
 		diag_error(mc->arg->loc, D_NO_DEBUGINFO,
