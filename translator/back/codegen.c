@@ -1934,10 +1934,9 @@ char *cg_translate(struct session *s)
 		       "#else\n#define RT_HANDLER static rt_notrace\n#define RT_SHARED static\n"
 		       "#endif\n\n");
 	/* Guru mode: what SystemTap's embedded C finds without including it
-	 * (min(), strlen(), current, ...), and the limits under its names. */
+	 * (runtime/compat/guru.h), and the limits under its names. */
 	if (prog->uses_embedded_c) {
-		sb_puts(&file, "#include <linux/kernel.h>\n#include <linux/sched.h>\n"
-			       "#include <linux/string.h>\n\n");
+		sb_puts(&file, "#include \"compat/guru.h\"\n\n");
 		sb_printf(&file, "#define MAXSTRINGLEN %lld\n#define MAXACTION %lld\n"
 				 "#define MAXNESTING %lld\n#define MAXMAPENTRIES %lld\n\n",
 			  s->limits[LIMIT_MAXSTRINGLEN], s->limits[LIMIT_MAXACTION],
