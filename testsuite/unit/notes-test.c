@@ -344,16 +344,6 @@ static long find_modinfo_shdr(const unsigned char *img, size_t len)
 	return -1;
 }
 
-/* Simple deterministic generator, so a failing run can be repeated. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static void test_modinfo(void)
 {
@@ -511,17 +501,17 @@ static void test_modinfo(void)
 		for (i = 0; fd >= 0 && i < 3000; i++) {
 			unsigned char b[8];
 			uint64_t where;
-			size_t n = 1 + rng() % 8;
+			size_t n = 1 + tap_rand() % 8;
 
 			/* Hit the ELF header or the section header table. */
 			if (i % 2 || eh.e_shoff + shbytes > len)
-				where = rng() % sizeof(Elf64_Ehdr);
+				where = tap_rand() % sizeof(Elf64_Ehdr);
 			else
-				where = eh.e_shoff + rng() % shbytes;
+				where = eh.e_shoff + tap_rand() % shbytes;
 			if (where + n > len)
 				n = len - where;
 			for (size_t k = 0; k < n; k++)
-				b[k] = (unsigned char)rng();
+				b[k] = (unsigned char)tap_rand();
 			if (pwrite(fd, b, n, (off_t)where) != (ssize_t)n)
 				crashes_none = 0;
 			if (read_modinfo(path, &mi, NULL, err, sizeof(err)) == 0) {

@@ -40,26 +40,17 @@ static int by_key_then_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static uint64_t state = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
-
 /* Names of the kernel's shapes: shared prefixes, short and long, bytes
  * above 0x7f (strcmp compares them unsigned). */
 static char *random_name(void)
 {
 	static const char *const heads[] = { "", "__x64_sys_", "trace_event_raw_", "a", "\xc3\xa9t", "vfs_" };
 	char tail[12];
-	size_t n = rnd() % 6;
+	size_t n = tap_rand() % 6;
 	for (size_t i = 0; i < n; i++)
-		tail[i] = "ab_z\x80y"[rnd() % 6];
+		tail[i] = "ab_z\x80y"[tap_rand() % 6];
 	tail[n] = 0;
-	return xasprintf("%s%s", heads[rnd() % 6], tail);
+	return xasprintf("%s%s", heads[tap_rand() % 6], tail);
 }
 
 static bool same_order(const struct rec *a, const struct rec *b, size_t n)
@@ -93,7 +84,7 @@ static void keys(size_t n, uint64_t mask, const char *what)
 {
 	struct rec *r = xcalloc(n + 1, sizeof *r), *want = xcalloc(n + 1, sizeof *r);
 	for (size_t i = 0; i < n; i++)
-		r[i] = (struct rec){ "", 0xffffffff81000000ULL | (rnd() & mask), i };
+		r[i] = (struct rec){ "", 0xffffffff81000000ULL | (tap_rand() & mask), i };
 	memcpy(want, r, n * sizeof *r);
 	qsort(want, n, sizeof *want, by_key_then_seq);
 	sort_by_key(r, n, sizeof *r, offsetof(struct rec, key));

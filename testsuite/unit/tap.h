@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static int tap_checks, tap_failed;
@@ -35,6 +36,18 @@ static void tap_skip(const char *why) __attribute__((unused));
 static void tap_skip(const char *why)
 {
 	printf("ok %d # SKIP %s\n", ++tap_checks, why);
+}
+
+/* A deterministic generator (xorshift64), so that a failing run of a
+ * test that makes random inputs can be repeated. */
+static uint64_t tap_rand_state = 0x9e3779b97f4a7c15ull;
+static uint64_t tap_rand(void) __attribute__((unused));
+static uint64_t tap_rand(void)
+{
+	tap_rand_state ^= tap_rand_state << 13;
+	tap_rand_state ^= tap_rand_state >> 7;
+	tap_rand_state ^= tap_rand_state << 17;
+	return tap_rand_state;
 }
 
 /* Print the summary; the exit status for main(). */
