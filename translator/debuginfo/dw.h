@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * DWARF through elfutils' libdwfl (dw.c is the only file that includes
- * it): the functions of a module's debug file as probe sites of the
- * target model (target.h), and their variables and types, read lazily.
+ * DWARF through elfutils' libdwfl (dw.c and its dw-*.c parts are the only
+ * files that include it): the functions of a module's debug file as probe
+ * sites of the target model (target.h), and their variables and types,
+ * read lazily.
  */
 #ifndef TAPLINE_DW_H
 #define TAPLINE_DW_H

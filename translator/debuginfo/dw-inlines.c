@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Inlined copies of functions (.inline, dw_inlines), through an index of
+ * the units' abstract instances made once per object (and cached on
+ * disk), so that a unit with no instance of a matching name is not walked.
+ */
+#include <dwarf.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo/dw-private.h"
+
+struct inline_walk {
+	struct walk *w;
+	Dwarf_Die *func;   /* the function being walked */
+	/* The unit's abstract instances whose names match (their offsets,
+	 * sorted), when its copies can name no other (units_to_walk). */
+	const Dwarf_Off *origins;
+	size_t norigins;
+};
+
+/* Does the copy die name one of iw's abstract instances? Its name is
+ * not read, nor matched: most copies in a unit are of other functions. */
+static bool copy_of_matching(struct inline_walk *iw, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+		return true;
+	Dwarf_Off off = dwarf_dieoffset(&origin);
+	size_t lo = 0, hi = iw->norigins;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (iw->origins[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < iw->norigins && iw->origins[lo] == off;
+}
+
+static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, const char *name,
+			    Dwarf_Addr pc)
+{
+	struct dw_obj *o = w->o;
+	uint64_t a = 0;
+	const char *secname = o->is_kernel || o->is_user ? ".text" : dwarf_to_section(o, pc, &a);
+	struct probe_site *s = xcalloc(1, sizeof *s);
+	if (!secname || !strncmp(secname, ".init", 5) ||
+	    (!o->is_kernel && !o->is_user && !anchor_for(o, name, secname, a, s))) {
+		(*w->left_out)++;
+		free(s);
+		return;
+	}
+	Dwarf_Attribute fa;
+	Dwarf_Die origin;
+	const char *file = NULL;
+	int line = 0;
+	if (dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &fa), &origin)) {
+		file = dwarf_decl_file(&origin);
+		dwarf_decl_line(&origin, &line);
+	}
+	if (w->q->file && !file_matches(w->q->file, file)) {
+		free(s);
+		return;
+	}
+	s->object = xstrdup(o->name);
+	s->object_file = xstrdup(o->file);
+	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	s->function = xstrdup(name);
+	s->decl_file = file ? xstrdup(file) : NULL;
+	s->decl_line = line;
+	s->is_inline = true;
+	s->source = "DWARF";
+	s->load_vars = load_vars;
+	s->src_ctx = o;
+	s->src_key = dwarf_dieoffset(die);
+	s->src_frame = dwarf_dieoffset(func);
+	s->src_pc = pc;
+	if (o->is_kernel) {
+		s->anchor = xstrdup("_text");
+		s->text_offset = pc + o->bias - o->text_addr;
+		s->anchor_offset = (int64_t)s->text_offset;
+	} else if (o->is_user) {
+		s->is_user = true;
+		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, pc);
+	}
+	pv_push(w->sites, s);
+	w->found++;
+}
+
+static void walk_inlines(struct inline_walk *iw, Dwarf_Die *parent)
+{
+	Dwarf_Die die;
+	if (dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&die);
+		if (tag == DW_TAG_inlined_subroutine && (!iw->origins || copy_of_matching(iw, &die))) {
+			Dwarf_Attribute na;
+			const char *name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &na));
+			Dwarf_Addr pc;
+			if (name && fnmatch(iw->w->q->function, name, 0) == 0 && function_entry(&die, &pc))
+				add_inline_site(iw->w, iw->func, &die, name, pc);
+		}
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+			walk_inlines(iw, &die);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+/* The ']' closing the set that opens at p ('['), or NULL when nothing
+ * closes it (fnmatch then takes the '[' as itself). A ']' first, after
+ * any '!' or '^', is one of the set's characters. */
+static const char *pattern_set_end(const char *p)
+{
+	const char *q = p + 1;
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	while (*q && *q != ']')
+		q++;
+	return *q ? q : NULL;
+}
+
+/* The fewest bytes a name fnmatch(pattern) takes can have. */
+static size_t pattern_min_len(const char *p)
+{
+	size_t n = 0;
+	while (*p) {
+		if (*p == '*') {
+			p++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *end = pattern_set_end(p);
+			p = end ? end + 1 : p + 1;
+			n++;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+		n++;
+	}
+	return n;
+}
+
+/* The longest run of characters every name pattern matches holds as
+ * they are (none of *, ? or a [...] set; an escaped one counts as
+ * itself), into run (cap bytes); its length. */
+static size_t pattern_literal(const char *pattern, char *run, size_t cap)
+{
+	char cur[256];
+	size_t best = 0, n = 0;
+	for (const char *p = pattern;; p++) {
+		if (*p && *p != '*' && *p != '?' && *p != '[') {
+			if (*p == '\\' && p[1])
+				p++;
+			if (n + 1 < sizeof cur) {
+				cur[n++] = *p;
+				continue;
+			}
+		}
+		if (n > best && n < cap) {
+			memcpy(run, cur, n);
+			run[n] = 0;
+			best = n;
+		}
+		n = 0;
+		if (!*p)
+			return best;
+		if (*p == '[' && pattern_set_end(p))
+			p = pattern_set_end(p);
+	}
+}
+
+/* Does a string of the table strs (size bytes, NUL-terminated strings)
+ * match pattern? Only the strings holding its longest plain run are
+ * matched against it: a module's table has tens of thousands. */
+static bool strings_match(const char *strs, size_t size, const char *pattern)
+{
+	char run[256];
+	size_t n = pattern_literal(pattern, run, sizeof run);
+	const char *end = strs + size;
+	/* The linker merges a string into the tail of a longer one
+	 * ("activate_task" is the end of "deactivate_task"): a name is any
+	 * string's tail. */
+	if (!n) {
+		for (const char *s = strs; s < end; s += strlen(s) + 1)
+			for (const char *t = s; *t; t++)
+				if (fnmatch(pattern, t, 0) == 0)
+					return true;
+		return false;
+	}
+	for (const char *at = strs; at < end && (at = memmem(at, (size_t)(end - at), run, n));) {
+		const char *s = at;
+		while (s > strs && s[-1])
+			s--;
+		for (const char *t = s; t <= at; t++)
+			if (fnmatch(pattern, t, 0) == 0)
+				return true;
+		at = s + strlen(s) + 1;
+	}
+	return false;
+}
+
+/*
+ * Might the archive member hold an inlined copy of a function pattern
+ * matches? Its name would be in .debug_str: GCC puts every name longer
+ * than a string offset (4 bytes) there, and merges them per module. Read
+ * with pread, as member_symbols_match reads (a name may be the tail of a
+ * longer string there: strings_match). 0 only when the pattern
+ * needs more than 4 bytes, the member's .debug_str holds no match, and
+ * no other file (.gnu_debugaltlink) holds strings for it; 1 otherwise.
+ * Saves walking every function's body in every unit of each module of a
+ * wildcard for copies most modules cannot have: the walk read all of
+ * each module's DWARF.
+ */
+static int member_may_inline(struct dw *d, const struct debug_file *f, const char *pattern)
+{
+	if (pattern_min_len(pattern) <= 4)
+		return 1;
+	Elf64_Ehdr ehdr = { 0 }, *eh = &ehdr;
+	struct mapped *m;
+	Elf64_Shdr *sh = member_sections(d, f, eh, &m);
+	char *secnames = NULL, *strs = NULL;
+	int result = 1;
+	size_t nsec = eh->e_shnum;
+	const Elf64_Shdr *ns = sh ? &sh[eh->e_shstrndx] : NULL;
+	secnames = ns && ns->sh_size ? member_read(m->fd, f, ns->sh_offset, ns->sh_size) : NULL;
+	if (!secnames)
+		goto out;
+	secnames[ns->sh_size - 1] = 0;
+	const Elf64_Shdr *str = NULL;
+	for (size_t i = 0; i < nsec; i++) {
+		if (sh[i].sh_name >= ns->sh_size)
+			goto out;
+		const char *name = secnames + sh[i].sh_name;
+		if (!strcmp(name, ".gnu_debugaltlink") || !strncmp(name, ".zdebug", 7))
+			goto out;
+		if (!strcmp(name, ".debug_str"))
+			str = &sh[i];
+	}
+	if (!str || str->sh_type != SHT_PROGBITS || (str->sh_flags & SHF_COMPRESSED) || !str->sh_size)
+		goto out;
+	strs = member_read(m->fd, f, str->sh_offset, str->sh_size);
+	if (!strs)
+		goto out;
+	strs[str->sh_size - 1] = 0;
+	result = strings_match(strs, str->sh_size, pattern);
+out:
+	free(strs);
+	free(secnames);
+	free(sh);
+	return result;
+}
+
+/*
+ * Which units can hold an inlined copy of a function, and of which
+ * abstract instances? GCC, without LTO, describes each function inlined
+ * in a unit by an abstract instance at the unit's top level
+ * (DW_AT_inline), which its copies name: a unit with no instance of a
+ * matching name has no copy to find, and its functions' bodies, most of
+ * its DWARF, need no walk; in one that has, only copies naming those
+ * instances are looked at. The instances of every unit are listed once
+ * per object, by name, so that the tapsets' hundreds of function probes
+ * (each also asking for inlined copies) cost one scan of the units' top
+ * levels, not one each (syscall.* took 38 s on 6.1 with its DWARF). A
+ * unit whose copies may name an instance in another (LTO's, clang's, any
+ * of a user program) is "open": every copy in it is looked at.
+ */
+struct inline_origin {
+	const char *name;  /* in the DWARF's strings */
+	Dwarf_Off unit;    /* the unit's DIE */
+	Dwarf_Off origin;  /* the abstract instance's DIE */
+};
+
+struct inline_index {
+	struct inline_origin *v; /* by name, then unit, then origin */
+	size_t n, cap;
+	Dwarf_Off *open;         /* open units' DIEs, in order */
+	size_t nopen, open_cap;
+	char *saved;             /* the cache file read, which names point into */
+};
+
+void inline_index_free(struct inline_index *ix)
+{
+	if (ix) {
+		free(ix->v);
+		free(ix->open);
+		free(ix->saved);
+		free(ix);
+	}
+}
+
+struct index_unit {
+	struct dw_obj *o;
+	struct inline_index *ix;
+	Dwarf_Off unit;
+};
+
+static void add_open_unit(struct inline_index *ix, Dwarf_Off unit)
+{
+	if (ix->nopen == ix->open_cap)
+		ix->open = xrealloc(ix->open, (ix->open_cap = ix->open_cap ? 2 * ix->open_cap : 16) *
+						      sizeof *ix->open);
+	ix->open[ix->nopen++] = unit;
+}
+
+static void add_origin(struct index_unit *u, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	if (!name)
+		return;
+	struct inline_index *ix = u->ix;
+	if (ix->n == ix->cap)
+		ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
+	ix->v[ix->n++] = (struct inline_origin){ name, u->unit, dwarf_dieoffset(die) };
+}
+
+static bool scanned_origin(const struct dwscan_func *f, void *ctx)
+{
+	struct index_unit *u = ctx;
+	Dwarf_Die die;
+	if (dwarf_offdie(u->o->dbg, f->die, &die))
+		add_origin(u, &die);
+	return true;
+}
+
+static void index_unit_origins(struct dw_obj *o, struct inline_index *ix, Dwarf_Die *cu)
+{
+	struct index_unit u = { o, ix, dwarf_dieoffset(cu) };
+	Dwarf_Attribute pa;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
+	if (o->is_user || !producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto")) {
+		add_open_unit(ix, u.unit);
+		return;
+	}
+	size_t before = ix->n;
+	Dwarf_Off unit_off;
+	if (scannable(o, cu, &unit_off) &&
+	    dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, &u))
+		return;
+	/* libdw's walk of the top level instead. */
+	ix->n = before;
+	Dwarf_Die child;
+	if (dwarf_child(cu, &child) == 0) {
+		do {
+			if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_inline))
+				add_origin(&u, &child);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+static int origin_cmp(const void *a, const void *b)
+{
+	const struct inline_origin *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+
+/*
+ * The index is kept in the cache by build-id (inlines/BUILD-ID-SIZE, SIZE
+ * that of the file's .debug_info as stored, compressed or not): a
+ * wildcard over an archive's 4,000 modules otherwise scans the top level
+ * of every unit of the 2,800 whose strings could match, each run. The
+ * file: a first line "tapline-inlines FORMAT BUILD-ID FILE", then "O UNIT"
+ * per open unit and "UNIT ORIGIN NAME" per instance, by name, and last
+ * "end HASH" (FNV-1a of all before it): written whole under another name,
+ * then renamed; one cut short or changed is made again.
+ */
+#define INLINE_CACHE_FORMAT 2
+
+/* A lowercase hex number at p (strtoull's locale and base handling were
+ * most of parsing the kernel's index); *end is the byte after it. */
+static uint64_t hex_at(const char *p, const char **end)
+{
+	uint64_t v = 0;
+	for (;; p++) {
+		unsigned d = *p >= '0' && *p <= '9' ? (unsigned)(*p - '0')
+			   : *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10) : 16;
+		if (d == 16)
+			break;
+		v = v << 4 | d;
+	}
+	*end = p;
+	return v;
+}
+
+static char *inline_cache_path(struct dw_obj *o)
+{
+	uint64_t size;
+	if (!o->build_id || getenv("TAPLINE_NO_INLINE_CACHE") || !(size = debug_info_size(o)))
+		return NULL;
+	char *dir = cache_dir("inlines");
+	char *path = xasprintf("%s/%s-%" PRIx64, dir, o->build_id, size);
+	free(dir);
+	return path;
+}
+
+static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path)
+{
+	size_t len;
+	char *why = NULL;
+	char *text = file_exists(path) ? read_private_file(path, &len, &why) : NULL;
+	free(why);
+	if (!text || !len) {
+		free(text);
+		return NULL;
+	}
+	/* Kept while the object is: as small as it is (read_fd reads in
+	 * 64 KiB steps, and a wildcard reads thousands). */
+	text = xrealloc(text, len + 1);
+	/* The last line: "end HASH" of all before it. */
+	char *last = len >= 2 ? text + len - 2 : text;
+	while (last > text && last[-1] != '\n')
+		last--;
+	char *end_hash;
+	if (last == text || strncmp(last, "end ", 4) ||
+	    strtoull(last + 4, &end_hash, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
+	    *end_hash != '\n') {
+		free(text);
+		return NULL;
+	}
+	len = (size_t)(last - text);
+	text[len] = 0;
+	struct inline_index *ix = xcalloc(1, sizeof *ix);
+	ix->saved = text;
+	char *p = text, *nl = strchr(p, '\n');
+	char *head = xasprintf("tapline-inlines %d %s", INLINE_CACHE_FORMAT, o->build_id);
+	bool ok = nl && (size_t)(nl - p) > strlen(head) && !strncmp(p, head, strlen(head)) &&
+		  text[len - 1] == '\n';
+	free(head);
+	for (p = nl ? nl + 1 : NULL; ok && p < text + len; p = nl + 1) {
+		nl = strchr(p, '\n');
+		*nl = 0;
+		const char *end;
+		if (p[0] == 'O' && p[1] == ' ') {
+			add_open_unit(ix, hex_at(p + 2, &end));
+			ok = end > p + 2 && !*end;
+			continue;
+		}
+		Dwarf_Off unit = hex_at(p, &end);
+		ok = end > p && *end == ' ';
+		const char *at = end + 1;
+		Dwarf_Off origin = ok ? hex_at(at, &end) : 0;
+		ok = ok && end > at && *end == ' ' && end[1];
+		if (!ok)
+			break;
+		if (ix->n == ix->cap)
+			ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
+		ix->v[ix->n++] = (struct inline_origin){ end + 1, unit, origin };
+	}
+	if (!ok) {
+		inline_index_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, const char *path)
+{
+	struct strbuf b;
+	sb_init(&b);
+	sb_printf(&b, "tapline-inlines %d %s %s\n", INLINE_CACHE_FORMAT, o->build_id, o->file);
+	for (size_t i = 0; i < ix->nopen; i++)
+		sb_printf(&b, "O %" PRIx64 "\n", (uint64_t)ix->open[i]);
+	for (size_t i = 0; i < ix->n; i++)
+		if (!strchr(ix->v[i].name, '\n'))
+			sb_printf(&b, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)ix->v[i].unit,
+				  (uint64_t)ix->v[i].origin, ix->v[i].name);
+	sb_printf(&b, "end %" PRIx64 "\n", hash_words(HASH_INIT, b.s, b.len));
+	char *tmp = xasprintf("%s.%d", path, (int)getpid());
+	if (!write_file(tmp, b.s, b.len) || rename(tmp, path) != 0)
+		unlink(tmp);
+	free(tmp);
+	sb_free(&b);
+}
+
+/* The index, from the cache or made (and saved); NULL with o->why when
+ * the object's DWARF cannot be read. */
+/* The index from the cache, when it holds one (NULL otherwise). */
+static struct inline_index *cached_inline_index(struct dw_obj *o)
+{
+	if (!o->inlines) {
+		char *path = inline_cache_path(o);
+		o->inlines = path ? read_inline_cache(o, path) : NULL;
+		free(path);
+	}
+	return o->inlines;
+}
+
+static struct inline_index *inline_index(struct dw_obj *o)
+{
+	if (cached_inline_index(o))
+		return o->inlines;
+	char *path = inline_cache_path(o);
+	if (!load_dwarf(o)) {
+		free(path);
+		return NULL;
+	}
+	struct inline_index *ix = o->inlines = xcalloc(1, sizeof *ix);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(o->dbg, off + hsize, &cu))
+			index_unit_origins(o, ix, &cu);
+		off = next;
+	}
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
+	if (path)
+		write_inline_cache(o, ix, path);
+	free(path);
+	return ix;
+}
+
+/* The units to walk for the pattern, in order, each with its matching
+ * abstract instances (sorted; none for an open unit: all are looked at). */
+struct unit_to_walk {
+	Dwarf_Off unit;
+	Dwarf_Off *origins; /* NULL for an open unit */
+	size_t norigins;
+};
+
+static int match_cmp(const void *a, const void *b)
+{
+	const struct inline_origin *x = a, *y = b;
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static size_t units_to_walk(struct inline_index *ix, const char *pattern,
+			    struct unit_to_walk **out)
+{
+	/* The matching instances: a plain name is found by bisection, a
+	 * pattern is matched once per distinct name. */
+	struct inline_origin *m = NULL;
+	size_t nm = 0, lo = 0, hi = ix->n;
+	if (!pattern[strcspn(pattern, "*?[\\")]) {
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(ix->v[mid].name, pattern) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		hi = lo;
+		while (hi < ix->n && !strcmp(ix->v[hi].name, pattern))
+			hi++;
+		m = xmalloc((hi - lo + 1) * sizeof *m);
+		if (hi > lo)
+			memcpy(m, ix->v + lo, (hi - lo) * sizeof *m);
+		nm = hi - lo;
+	} else {
+		m = xmalloc((ix->n + 1) * sizeof *m);
+		bool matched = false;
+		for (size_t i = 0; i < ix->n; i++) {
+			if (!i || strcmp(ix->v[i].name, ix->v[i - 1].name))
+				matched = fnmatch(pattern, ix->v[i].name, 0) == 0;
+			if (matched)
+				m[nm++] = ix->v[i];
+		}
+	}
+	qsort(m, nm, sizeof *m, match_cmp);
+	struct unit_to_walk *u = xcalloc(nm + ix->nopen + 1, sizeof *u);
+	size_t nu = 0, i = 0, k = 0;
+	while (i < nm || k < ix->nopen) {
+		if (k < ix->nopen && (i == nm || ix->open[k] < m[i].unit)) {
+			u[nu++] = (struct unit_to_walk){ ix->open[k++], NULL, 0 };
+			continue;
+		}
+		size_t j = i;
+		while (j < nm && m[j].unit == m[i].unit)
+			j++;
+		struct unit_to_walk *w = &u[nu++];
+		w->unit = m[i].unit;
+		w->origins = xmalloc((j - i) * sizeof *w->origins);
+		for (size_t t = i; t < j; t++)
+			w->origins[w->norigins++] = m[t].origin;
+		i = j;
+	}
+	free(m);
+	*out = u;
+	return nu;
+}
+
+int dw_inlines(struct dw *d, const char *module, const char *module_file,
+	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why)
+{
+	const struct debug_file *f = module_file ? NULL : debugfind(d->ix, module);
+	/* A member's strings are searched for the name first, unless its
+	 * index is at hand (the object open, its index made or cached). */
+	struct dw_obj *open = find_obj(d, module);
+	if (f && f->member && !(open && !open->why && cached_inline_index(open)) &&
+	    !member_may_inline(d, f, q->function))
+		return 0;
+	/* The index may come from the cache: the DWARF is read only when a
+	 * unit is to be walked. */
+	struct dw_obj *o = usable_obj(d, module, module_file, false, why);
+	if (!o)
+		return -1;
+	struct inline_index *ix = inline_index(o);
+	if (!ix) {
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return -1;
+	}
+	struct walk w = { .o = o, .q = q, .sites = sites, .left_out = left_out };
+	struct unit_to_walk *units;
+	size_t nunits = units_to_walk(ix, q->function, &units);
+	if (nunits && !load_dwarf(o)) {
+		for (size_t i = 0; i < nunits; i++)
+			free(units[i].origins);
+		free(units);
+		*why = xasprintf("%s: %s", o->file, o->why);
+		return -1;
+	}
+	for (size_t i = 0; i < nunits; i++) {
+		Dwarf_Die cu, child;
+		struct inline_walk iw = { &w, NULL, units[i].origins,
+					  units[i].norigins };
+		if (dwarf_offdie(o->dbg, units[i].unit, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				Dwarf_Addr pc;
+				if (dwarf_tag(&child) != DW_TAG_subprogram || !function_entry(&child, &pc))
+					continue;
+				iw.func = &child;
+				walk_inlines(&iw, &child);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		free(units[i].origins);
+	}
+	free(units);
+	if (f && f->member)
+		member_release(d, f);
+	o->kept |= w.found > 0;
+	return w.found;
+}
