@@ -271,13 +271,12 @@ void sort_by_key(void *base, size_t n, size_t size, size_t key_off)
 	free(count);
 }
 
-void sort_key_runs(void *base, size_t n, size_t size, size_t key_off,
+void sort_key_runs(void *base, size_t n, size_t size, size_t key_off, size_t key_len,
 		   int (*cmp)(const void *, const void *))
 {
 	char *b = base;
 	for (size_t i = 0, j; i < n; i = j) {
-		uint64_t k = key_at(b + i * size, key_off);
-		for (j = i + 1; j < n && key_at(b + j * size, key_off) == k; j++)
+		for (j = i + 1; j < n && !memcmp(b + j * size + key_off, b + i * size + key_off, key_len); j++)
 			;
 		if (j - i > 1)
 			qsort(b + i * size, j - i, size, cmp);
@@ -294,6 +293,21 @@ uint64_t name_key(const char *s, size_t len)
 		k = (k << 8) | c;
 	}
 	return k;
+}
+
+void names_keys(const char *s, size_t len, uint64_t key[2])
+{
+	size_t n = strnlen(s, len < 8 ? len : 8);
+	key[0] = name_key(s, n);
+	key[1] = n == 8 && len > 8 ? name_key(s + 8, len - 8) : 0;
+}
+
+void sort_by_name_keys(void *base, size_t n, size_t size, size_t key_off,
+		       int (*cmp)(const void *, const void *))
+{
+	sort_by_key(base, n, size, key_off + sizeof(uint64_t));
+	sort_by_key(base, n, size, key_off);
+	sort_key_runs(base, n, size, key_off, 2 * sizeof(uint64_t), cmp);
 }
 
 char *read_fd(int fd, size_t *len)

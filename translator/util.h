@@ -62,15 +62,22 @@ bool pv_has_string(const struct ptrvec *pv, const char *s);
  * Sorting the symbol tables (a hundred thousand names or addresses) by
  * qsort was a fifth of a kernel probe's pass 2. sort_by_key sorts n
  * elements of size bytes at base by the uint64_t each holds at key_off,
- * ascending and stably (a radix sort); sort_key_runs then orders each
- * run of equal keys by cmp. name_key is a key for names: their first 8
- * bytes (at most len, or to its NUL; NUL-padded) big-endian, so that keys order names
- * as memcmp does and only names sharing 8 bytes need cmp.
+ * ascending and stably (a radix sort); sorting by a second key and then
+ * by the first orders by both. sort_key_runs then orders each run of
+ * elements whose key_len bytes at key_off are equal by cmp. name_key is
+ * a key for names: their first 8 bytes (at most len, or to its NUL;
+ * NUL-padded) big-endian, so that keys order names as memcmp does; the
+ * kernel's share 8 bytes often ("__x64_sys_"), so names_keys sets two,
+ * for bytes 0-7 and 8-15.
  */
 void sort_by_key(void *base, size_t n, size_t size, size_t key_off);
-void sort_key_runs(void *base, size_t n, size_t size, size_t key_off,
+void sort_key_runs(void *base, size_t n, size_t size, size_t key_off, size_t key_len,
 		   int (*cmp)(const void *, const void *));
 uint64_t name_key(const char *s, size_t len);
+void names_keys(const char *s, size_t len, uint64_t key[2]);
+/* Sorts by names_keys' pair at key_off, then runs of equal pairs by cmp. */
+void sort_by_name_keys(void *base, size_t n, size_t size, size_t key_off,
+		       int (*cmp)(const void *, const void *));
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure. */
 char *read_file(const char *path, size_t *len);

@@ -18,6 +18,7 @@ struct rec {
 	const char *name;
 	uint64_t key;
 	size_t seq; /* the order before sorting */
+	uint64_t keys[2];
 };
 
 static int by_name_then_seq(const void *a, const void *b)
@@ -44,13 +45,14 @@ static int by_key_then_seq(const void *a, const void *b)
  * above 0x7f (strcmp compares them unsigned). */
 static char *random_name(void)
 {
-	static const char *const heads[] = { "", "__x64_sys_", "trace_event_raw_", "a", "\xc3\xa9t", "vfs_" };
+	static const char *const heads[] = { "", "__x64_sys_", "trace_event_raw_", "a", "\xc3\xa9t", "vfs_",
+					     "abcdefgh" };
 	char tail[12];
 	size_t n = tap_rand() % 6;
 	for (size_t i = 0; i < n; i++)
 		tail[i] = "ab_z\x80y"[tap_rand() % 6];
 	tail[n] = 0;
-	return xasprintf("%s%s", heads[tap_rand() % 6], tail);
+	return xasprintf("%s%s", heads[tap_rand() % 7], tail);
 }
 
 static bool same_order(const struct rec *a, const struct rec *b, size_t n)
@@ -67,13 +69,19 @@ static void names(size_t n)
 	for (size_t i = 0; i < n; i++) {
 		r[i].name = random_name();
 		r[i].key = name_key(r[i].name, SIZE_MAX);
+		names_keys(r[i].name, SIZE_MAX, r[i].keys);
 		r[i].seq = i;
 	}
 	memcpy(want, r, n * sizeof *r);
 	qsort(want, n, sizeof *want, by_name_then_seq);
+	struct rec *two = xcalloc(n + 1, sizeof *r);
+	memcpy(two, r, n * sizeof *r);
 	sort_by_key(r, n, sizeof *r, offsetof(struct rec, key));
-	sort_key_runs(r, n, sizeof *r, offsetof(struct rec, key), by_name);
-	tap_check(same_order(r, want, n), "%zu names: strcmp's order, equal names kept in order", n);
+	sort_key_runs(r, n, sizeof *r, offsetof(struct rec, key), sizeof(uint64_t), by_name);
+	tap_check(same_order(r, want, n), "%zu names by one key: strcmp's order, equal names kept in order", n);
+	sort_by_name_keys(two, n, sizeof *two, offsetof(struct rec, keys), by_name);
+	tap_check(same_order(two, want, n), "%zu names by two keys: strcmp's order, equal names kept in order", n);
+	free(two);
 	for (size_t i = 0; i < n; i++)
 		free((char *)r[i].name);
 	free(r);
@@ -84,7 +92,7 @@ static void keys(size_t n, uint64_t mask, const char *what)
 {
 	struct rec *r = xcalloc(n + 1, sizeof *r), *want = xcalloc(n + 1, sizeof *r);
 	for (size_t i = 0; i < n; i++)
-		r[i] = (struct rec){ "", 0xffffffff81000000ULL | (tap_rand() & mask), i };
+		r[i] = (struct rec){ "", 0xffffffff81000000ULL | (tap_rand() & mask), i, { 0, 0 } };
 	memcpy(want, r, n * sizeof *r);
 	qsort(want, n, sizeof *want, by_key_then_seq);
 	sort_by_key(r, n, sizeof *r, offsetof(struct rec, key));
@@ -109,5 +117,11 @@ int main(void)
 		  name_key("abcdefghY", 9) && name_key("vfs_read.isra.0", 8) == name_key("vfs_read", 8) &&
 		  name_key("\xe9", 1) > name_key("z", 1),
 		  "name_key orders as memcmp does, over at most 8 bytes");
+	uint64_t a[2], b[2], c[2];
+	names_keys("abcdefgh", 8, a);
+	names_keys("abcdefghi", 9, b);
+	names_keys("abcdefghi.isra.0", 9, c);
+	tap_check(a[0] == b[0] && a[1] == 0 && b[1] > 0 && b[1] == c[1],
+		  "names_keys: the second key is bytes 8-15 of the first len");
 	return tap_done();
 }

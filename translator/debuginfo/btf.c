@@ -26,7 +26,7 @@
 struct btf_func {
 	const char *name;
 	__u32 id;
-	uint64_t key; /* name_key(name) */
+	uint64_t key[2]; /* names_keys(name) */
 };
 
 struct btf_source {
@@ -63,12 +63,13 @@ static __s32 find_func(struct btf_source *b, const char *name)
 		for (__u32 id = b->first_id; id < b->ntypes; id++) {
 			const struct btf_type *t = btf__type_by_id(b->btf, id);
 			const char *n = t && btf_is_func(t) ? btf__name_by_offset(b->btf, t->name_off) : NULL;
-			if (n && *n)
-				b->funcs[b->nfuncs++] = (struct btf_func){ n, id, name_key(n, SIZE_MAX) };
+			if (n && *n) {
+				b->funcs[b->nfuncs] = (struct btf_func){ n, id, { 0, 0 } };
+				names_keys(n, SIZE_MAX, b->funcs[b->nfuncs++].key);
+			}
 		}
-		sort_by_key(b->funcs, b->nfuncs, sizeof *b->funcs, offsetof(struct btf_func, key));
-		sort_key_runs(b->funcs, b->nfuncs, sizeof *b->funcs, offsetof(struct btf_func, key),
-			      func_cmp);
+		sort_by_name_keys(b->funcs, b->nfuncs, sizeof *b->funcs, offsetof(struct btf_func, key),
+				  func_cmp);
 	}
 	size_t lo = 0, hi = b->nfuncs;
 	while (lo < hi) {

@@ -6,6 +6,7 @@
  * variables a site sees (load_vars), read when first asked for.
  */
 #include <dwarf.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -626,12 +627,115 @@ struct cu_range {
 	Dwarf_Off cu;
 };
 
+/* An unsigned value of n bytes (1 to 8, little-endian) at p. */
+static uint64_t le_at(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * .debug_aranges of the kernel or a program (their addresses are final;
+ * a module's are relocated by libdwfl, so it keeps libdw's reader), as
+ * sorted (start, end, unit DIE) ranges. libdw's dwarf_getaranges makes
+ * a list per entry and sorts it: 11 ms for vmlinux's, every run.
+ */
+static void read_aranges(struct dw_obj *o)
+{
+	o->aranges_read = true;
+	if (!o->is_kernel && !o->is_user)
+		return;
+	Elf *elf = dwarf_getelf(o->dbg);
+	size_t shstrndx;
+	Elf_Data *data = NULL;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !data; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_COMPRESSED) &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(name, ".debug_aranges"))
+			data = elf_getdata(scn, NULL);
+	}
+	if (!data || !data->d_buf)
+		return;
+	const unsigned char *p = data->d_buf, *end = p + data->d_size;
+	size_t cap = 0;
+	while (end - p >= 4) {
+		const unsigned char *set = p;
+		uint64_t len = le_at(p, 4);
+		unsigned off_size = 4;
+		p += 4;
+		if (len == 0xffffffff) {
+			if (end - p < 8)
+				break;
+			len = le_at(p, 8);
+			off_size = 8;
+			p += 8;
+		}
+		if (len > (uint64_t)(end - p) || len < 2u + off_size + 2)
+			break;
+		const unsigned char *set_end = p + len;
+		unsigned version = (unsigned)le_at(p, 2);
+		Dwarf_Off unit = le_at(p + 2, off_size);
+		unsigned asize = p[2 + off_size], seg = p[3 + off_size];
+		p += 4 + off_size;
+		if (version != 2 || seg || (asize != 4 && asize != 8))
+			goto give_up; /* libdw's reader then */
+		/* The pairs start at a multiple of twice the address size. */
+		size_t at = (size_t)(p - set), align = 2 * asize;
+		p = set + (at + align - 1) / align * align;
+		for (; set_end - p >= 2 * (ptrdiff_t)asize; p += 2 * asize) {
+			uint64_t start = le_at(p, asize), size = le_at(p + asize, asize);
+			if (!start && !size)
+				break;
+			if (!size)
+				continue;
+			if (o->naranges == cap) {
+				cap = cap ? 2 * cap : 4096;
+				o->aranges = xrealloc(o->aranges, cap * sizeof *o->aranges);
+			}
+			/* The unit's header: its DIE is found when a lookup lands
+			 * here (reading every header touched the whole of .debug_info). */
+			o->aranges[o->naranges++] = (struct cu_range){ start, start + size, unit };
+		}
+		p = set_end;
+	}
+	sort_by_key(o->aranges, o->naranges, sizeof *o->aranges, offsetof(struct cu_range, lo));
+	return;
+give_up:
+	free(o->aranges);
+	o->aranges = NULL;
+	o->naranges = 0;
+}
+
 /* The unit whose code holds pc: through .debug_aranges, or else each
  * unit's own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges). */
 bool unit_of(struct dw_obj *o, Dwarf_Addr pc, Dwarf_Die *cu)
 {
-	if (dwarf_addrdie(o->dbg, pc, cu))
+	if (!o->aranges_read)
+		read_aranges(o);
+	if (o->naranges) {
+		/* The last range starting at or below pc. */
+		size_t lo = 0, hi = o->naranges;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (o->aranges[mid].lo <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		Dwarf_Off next;
+		size_t hsize;
+		if (lo && pc < o->aranges[lo - 1].hi &&
+		    dwarf_nextcu(o->dbg, o->aranges[lo - 1].cu, &next, &hsize, NULL, NULL, NULL) == 0 &&
+		    dwarf_offdie(o->dbg, o->aranges[lo - 1].cu + hsize, cu))
+			return true;
+	} else if (dwarf_addrdie(o->dbg, pc, cu)) {
 		return true;
+	}
 	if (!o->cu_ranges_made) {
 		o->cu_ranges_made = true;
 		size_t cap = 0;
@@ -856,11 +960,11 @@ static void make_func_syms(struct dw_obj *o)
 		const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL);
 		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
 			size_t len = strcspn(name, ".");
-			o->fsyms[o->nfsyms++] = (struct func_sym){ name, len, value, name_key(name, len) };
+			o->fsyms[o->nfsyms] = (struct func_sym){ name, len, value, { 0, 0 } };
+			names_keys(name, len, o->fsyms[o->nfsyms++].key);
 		}
 	}
-	sort_by_key(o->fsyms, o->nfsyms, sizeof *o->fsyms, offsetof(struct func_sym, key));
-	sort_key_runs(o->fsyms, o->nfsyms, sizeof *o->fsyms, offsetof(struct func_sym, key),
+	sort_by_name_keys(o->fsyms, o->nfsyms, sizeof *o->fsyms, offsetof(struct func_sym, key),
 		      func_sym_cmp);
 }
 
