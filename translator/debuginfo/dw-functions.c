@@ -507,6 +507,21 @@ static bool cxx_name_matches(const char *pattern, const char *name, const char *
 	return match;
 }
 
+/* What every DWARF site says of where it came from: the object, the
+ * function and its source line, and the hook that reads its variables. */
+void site_from(struct probe_site *s, struct dw_obj *o, const char *function, const char *file,
+	       int line)
+{
+	s->object = xstrdup(o->name);
+	s->object_file = xstrdup(o->file);
+	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
+	s->function = xstrdup(function);
+	s->decl_file = file ? xstrdup(file) : NULL;
+	s->decl_line = line;
+	s->source = "DWARF";
+	s->load_vars = load_vars;
+	s->src_ctx = o;
+}
 static void consider(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Attribute na;
@@ -559,15 +574,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 	s->may_throw = cxx && cxx_may_throw(die);
 	if (o->is_user)
 		place_user(o, s, die, pc, w->q->at_entry);
-	s->object = xstrdup(o->name);
-	s->object_file = xstrdup(o->file);
-	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
-	s->function = xstrdup(name);
-	s->decl_file = file ? xstrdup(file) : NULL;
-	s->decl_line = line;
-	s->source = "DWARF";
-	s->load_vars = load_vars;
-	s->src_ctx = o;
+	site_from(s, o, name, file, line);
 	s->src_key = dwarf_dieoffset(die);
 	if (!s->is_user)
 		s->src_pc = pc;

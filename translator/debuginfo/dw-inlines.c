@@ -68,16 +68,8 @@ static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, con
 		free(s);
 		return;
 	}
-	s->object = xstrdup(o->name);
-	s->object_file = xstrdup(o->file);
-	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
-	s->function = xstrdup(name);
-	s->decl_file = file ? xstrdup(file) : NULL;
-	s->decl_line = line;
+	site_from(s, o, name, file, line);
 	s->is_inline = true;
-	s->source = "DWARF";
-	s->load_vars = load_vars;
-	s->src_ctx = o;
 	s->src_key = dwarf_dieoffset(die);
 	s->src_frame = dwarf_dieoffset(func);
 	s->src_pc = pc;

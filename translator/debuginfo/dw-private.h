@@ -217,6 +217,10 @@ bool function_entry(Dwarf_Die *die, Dwarf_Addr *pc);
 void load_var(const struct where *w, Dwarf_Die *v, struct tvar *tv);
 /* A function site's parameters and locals, read when first asked for. */
 void load_vars(struct probe_site *s);
+/* Fill in where a DWARF site came from: object, function, source line,
+ * and the hook that reads its variables. */
+void site_from(struct probe_site *s, struct dw_obj *o, const char *function, const char *file,
+	       int line);
 /* Does a file pattern match a declaring file, by its last components? */
 bool file_matches(const char *pattern, const char *file);
 /* The symbol the kernel finds a function by, into s's anchor; false when none. */

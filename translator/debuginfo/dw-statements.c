@@ -245,16 +245,8 @@ static void add_statement_site(struct stmt_line *l, void *ctx)
 			return;
 		}
 	}
-	s->object = xstrdup(o->name);
-	s->object_file = xstrdup(o->file);
-	s->build_id = o->build_id ? xstrdup(o->build_id) : NULL;
-	s->function = xstrdup(l->name);
-	s->decl_file = xstrdup(l->file);
-	s->decl_line = l->lineno;
+	site_from(s, o, l->name, l->file, l->lineno);
 	s->is_statement = true;
-	s->source = "DWARF";
-	s->load_vars = load_vars;
-	s->src_ctx = o;
 	s->src_key = key;
 	s->src_pc = l->pc;
 	pv_push(w->sites, s);
