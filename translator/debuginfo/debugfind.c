@@ -354,11 +354,14 @@ static bool load_index(struct debug_index *ix, const char *path)
 		nl = strchr(p, '\n');
 		*nl = 0;
 		if (p[0] == 'S' && p[1] == ' ') {
-			/* The same stamp, taken now? */
-			char *at = strchr(strchr(p + 2, ' ') + 1, ' ') + 1;
-			now.len = 0;
-			stamp_line(&now, at);
-			ok = now.len == (size_t)(nl - p) + 1 && !strncmp(now.s, p, (size_t)(nl - p));
+			/* The same stamp, taken now? "S SIZE TIME PATH" */
+			char *sp1 = strchr(p + 2, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+			ok = sp2 != NULL;
+			if (ok) {
+				now.len = 0;
+				stamp_line(&now, sp2 + 1);
+				ok = now.len == (size_t)(nl - p) + 1 && !strncmp(now.s, p, (size_t)(nl - p));
+			}
 		} else if (p[0] == 'W' && p[1] == ' ') {
 			sb_printf(&warnings, "%s\n", p + 2);
 		} else if (p[0] == 'L' && p[1] == ' ') {
