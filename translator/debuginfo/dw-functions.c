@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "debuginfo/dw-private.h"
+#include "debuginfo/dwbytes.h"
 
 /* Where a function's code starts: its low_pc, or for a function split
  * into hot and cold parts (DW_AT_ranges) the start of its first range. */
@@ -634,15 +635,6 @@ struct cu_range {
 	Dwarf_Off cu;
 };
 
-/* An unsigned value of n bytes (1 to 8, little-endian) at p. */
-static uint64_t le_at(const unsigned char *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /*
  * .debug_aranges of the kernel or a program (their addresses are final;
  * a module's are relocated by libdwfl, so it keeps libdw's reader), as
@@ -655,50 +647,38 @@ static void read_aranges(struct dw_obj *o)
 	if (!o->is_kernel && !o->is_user)
 		return;
 	Elf *elf = dwarf_getelf(o->dbg);
-	size_t shstrndx;
-	Elf_Data *data = NULL;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+	size_t shstrndx, size;
+	const unsigned char *bytes;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+	    !(bytes = section_bytes(elf, shstrndx, ".debug_aranges", &size)))
 		return;
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !data; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_COMPRESSED) &&
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(name, ".debug_aranges"))
-			data = elf_getdata(scn, NULL);
-	}
-	if (!data || !data->d_buf)
-		return;
-	const unsigned char *p = data->d_buf, *end = p + data->d_size;
+	struct cursor c = { bytes, bytes + size, true };
 	size_t cap = 0;
-	while (end - p >= 4) {
-		const unsigned char *set = p;
-		uint64_t len = le_at(p, 4);
-		unsigned off_size = 4;
-		p += 4;
+	while (c.ok && c.end - c.p >= 4) {
+		const unsigned char *set = c.p;
+		uint64_t len = cur_fixed(&c, 4);
+		int off_size = 4;
 		if (len == 0xffffffff) {
-			if (end - p < 8)
-				break;
-			len = le_at(p, 8);
+			len = cur_fixed(&c, 8);
 			off_size = 8;
-			p += 8;
 		}
-		if (len > (uint64_t)(end - p) || len < 2u + off_size + 2)
+		if (!c.ok || len > (uint64_t)(c.end - c.p))
 			break;
-		const unsigned char *set_end = p + len;
-		unsigned version = (unsigned)le_at(p, 2);
-		Dwarf_Off unit = le_at(p + 2, off_size);
-		unsigned asize = p[2 + off_size], seg = p[3 + off_size];
-		p += 4 + off_size;
-		if (version != 2 || seg || (asize != 4 && asize != 8))
+		struct cursor set_c = { c.p, c.p + len, true };
+		c.p += len;
+		unsigned version = (unsigned)cur_fixed(&set_c, 2);
+		Dwarf_Off unit = cur_fixed(&set_c, off_size);
+		int asize = (int)cur_fixed(&set_c, 1), seg = (int)cur_fixed(&set_c, 1);
+		if (!set_c.ok || version != 2 || seg || (asize != 4 && asize != 8))
 			goto give_up; /* libdw's reader then */
 		/* The pairs start at a multiple of twice the address size. */
-		size_t at = (size_t)(p - set), align = 2 * asize;
-		p = set + (at + align - 1) / align * align;
-		for (; set_end - p >= 2 * (ptrdiff_t)asize; p += 2 * asize) {
-			uint64_t start = le_at(p, asize), size = le_at(p + asize, asize);
-			if (!start && !size)
+		size_t at = (size_t)(set_c.p - set), align = 2 * (size_t)asize;
+		set_c.p = set + (at + align - 1) / align * align;
+		while (set_c.end - set_c.p >= 2 * asize) {
+			uint64_t start = cur_fixed(&set_c, asize), length = cur_fixed(&set_c, asize);
+			if (!start && !length)
 				break;
-			if (!size)
+			if (!length)
 				continue;
 			if (o->naranges == cap) {
 				cap = cap ? 2 * cap : 4096;
@@ -706,9 +686,8 @@ static void read_aranges(struct dw_obj *o)
 			}
 			/* The unit's header: its DIE is found when a lookup lands
 			 * here (reading every header touched the whole of .debug_info). */
-			o->aranges[o->naranges++] = (struct cu_range){ start, start + size, unit };
+			o->aranges[o->naranges++] = (struct cu_range){ start, start + length, unit };
 		}
-		p = set_end;
 	}
 	sort_by_key(o->aranges, o->naranges, sizeof *o->aranges, offsetof(struct cu_range, lo));
 	return;
