@@ -259,6 +259,42 @@ char *private_tree_problem(const char *dir)
 	return why;
 }
 
+void write_sealed_file(const char *path, struct strbuf *b)
+{
+	sb_printf(b, "end %016llx\n", (unsigned long long)hash_words(HASH_INIT, b->s, b->len));
+	char *tmp = xasprintf("%s.%d", path, (int)getpid());
+	if (!write_file(tmp, b->s, b->len) || rename(tmp, path) != 0)
+		unlink(tmp);
+	free(tmp);
+}
+
+char *read_sealed_file(const char *path, size_t *len)
+{
+	char *why = NULL;
+	char *text = file_exists(path) ? read_private_file(path, len, &why) : NULL;
+	free(why);
+	if (!text || *len < 2 || text[*len - 1] != '\n') {
+		free(text);
+		return NULL;
+	}
+	char *last = text + *len - 1, *end;
+	while (last > text && last[-1] != '\n')
+		last--;
+	if (last == text || strncmp(last, "end ", 4) ||
+	    strtoull(last + 4, &end, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
+	    *end != '\n') {
+		free(text);
+		return NULL;
+	}
+	/* Kept by callers as long as what they make of it: no larger than
+	 * it is (read_fd reads in 64 KiB steps, and a wildcard reads
+	 * thousands). */
+	*len = (size_t)(last - text);
+	text = xrealloc(text, *len + 1);
+	text[*len] = 0;
+	return text;
+}
+
 char *read_private_file(const char *path, size_t *len, char **why)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

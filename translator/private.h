@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct strbuf;
+
 /*
  * Create dir if needed (and its missing parents, all 0700; with !create a
  * missing dir is fine: there is nothing to read), then check that it is
@@ -50,5 +52,17 @@ char *private_tree_problem(const char *dir);
  * link: NULL with *why (malloced) when it cannot be read or is not ours
  * alone. */
 char *read_private_file(const char *path, size_t *len, char **why);
+
+/*
+ * Cache files of text lines sealed by a last line "end HASH" (hash_words
+ * of all before it), so that a truncated or damaged one is never used.
+ * write_sealed_file seals b's text and writes it through a temporary file
+ * renamed into place (a reader sees the old file or the new one);
+ * read_sealed_file gives the text before the seal, NUL-terminated (*len
+ * bytes, ending in a newline), or NULL when the file is missing, not ours
+ * alone, or its seal does not match.
+ */
+void write_sealed_file(const char *path, struct strbuf *b);
+char *read_sealed_file(const char *path, size_t *len);
 
 #endif

@@ -320,11 +320,8 @@ static void save_index(const struct debug_index *ix, const char *path, struct st
 	}
 	for (size_t i = 0; ok && i < ix->n; i++)
 		ok = put_place(&b, &ix->files[i]);
-	sb_printf(&b, "end %016llx\n", (unsigned long long)hash_words(HASH_INIT, b.s, b.len));
-	char *tmp = xasprintf("%s.%d", path, (int)getpid());
-	if (!ok || !write_file(tmp, b.s, b.len) || rename(tmp, path) != 0)
-		unlink(tmp);
-	free(tmp);
+	if (ok)
+		write_sealed_file(path, &b);
 	sb_free(&b);
 }
 
@@ -333,19 +330,11 @@ static void save_index(const struct debug_index *ix, const char *path, struct st
 static bool load_index(struct debug_index *ix, const char *path)
 {
 	size_t len;
-	char *why = NULL;
-	char *text = file_exists(path) ? read_private_file(path, &len, &why) : NULL;
-	free(why);
+	char *text = read_sealed_file(path, &len);
 	char *head = xasprintf("tapline-debugindex %d\n", INDEX_CACHE_FORMAT);
-	bool ok = text && len > strlen(head) && !strncmp(text, head, strlen(head)) &&
-		  text[len - 1] == '\n';
+	bool ok = text && len >= strlen(head) && !strncmp(text, head, strlen(head));
 	free(head);
-	/* The last line: "end HASH" of all before it. */
-	char *last = ok ? text + len - 1 : NULL;
-	while (ok && last > text && last[-1] != '\n')
-		last--;
-	ok = ok && !strncmp(last, "end ", 4) &&
-	     strtoull(last + 4, NULL, 16) == hash_words(HASH_INIT, text, (size_t)(last - text));
+	char *last = ok ? text + len : NULL;
 	struct strbuf now, warnings;
 	sb_init(&now);
 	sb_init(&warnings);

@@ -403,29 +403,9 @@ static char *inline_cache_path(struct dw_obj *o)
 static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path)
 {
 	size_t len;
-	char *why = NULL;
-	char *text = file_exists(path) ? read_private_file(path, &len, &why) : NULL;
-	free(why);
-	if (!text || !len) {
-		free(text);
+	char *text = read_sealed_file(path, &len);
+	if (!text)
 		return NULL;
-	}
-	/* Kept while the object is: as small as it is (read_fd reads in
-	 * 64 KiB steps, and a wildcard reads thousands). */
-	text = xrealloc(text, len + 1);
-	/* The last line: "end HASH" of all before it. */
-	char *last = len >= 2 ? text + len - 2 : text;
-	while (last > text && last[-1] != '\n')
-		last--;
-	char *end_hash;
-	if (last == text || strncmp(last, "end ", 4) ||
-	    strtoull(last + 4, &end_hash, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
-	    *end_hash != '\n') {
-		free(text);
-		return NULL;
-	}
-	len = (size_t)(last - text);
-	text[len] = 0;
 	struct inline_index *ix = xcalloc(1, sizeof *ix);
 	ix->saved = text;
 	char *p = text, *nl = strchr(p, '\n');
@@ -471,11 +451,7 @@ static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, 
 		if (!strchr(ix->v[i].name, '\n'))
 			sb_printf(&b, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)ix->v[i].unit,
 				  (uint64_t)ix->v[i].origin, ix->v[i].name);
-	sb_printf(&b, "end %" PRIx64 "\n", hash_words(HASH_INIT, b.s, b.len));
-	char *tmp = xasprintf("%s.%d", path, (int)getpid());
-	if (!write_file(tmp, b.s, b.len) || rename(tmp, path) != 0)
-		unlink(tmp);
-	free(tmp);
+	write_sealed_file(path, &b);
 	sb_free(&b);
 }
 
