@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ptrvec dirs = { 0 };
 	pv_push(&dirs, dir);
 	struct debug_index *ix = debugfind_index("fuzz", &dirs, NULL, false);
-	struct dw *d = dw_begin(ix, "fuzz", NULL, false);
+	struct dw *d = dw_begin(ix, NULL, false);
 	struct dw_query q = { .function = "*" };
 	struct ptrvec sites = { 0 };
 	size_t left_out = 0;

@@ -89,9 +89,9 @@ struct dw_obj {
 	bool defs_all_read;
 	/* dw_inlines' index of the units' abstract instances, made once. */
 	struct inline_index *inlines;
-	/* The kernel's or a user file's function symbols by name, made once:
-	 * hundreds of function probes each matched them all (a third of
-	 * syscall.*'s pass 2 with the kernel's DWARF). */
+	/* A user file's function symbols by name, made once: hundreds of
+	 * function probes each matched them all (the kernel's come from the
+	 * kernel target: func_syms_with_head). */
 	struct func_sym *fsyms;
 	size_t nfsyms;
 	bool fsyms_made;
@@ -105,9 +105,8 @@ struct dw_obj {
 
 struct func_sym {
 	const char *name;
-	size_t len;        /* of the name without a clone's ".isra.0" */
 	GElf_Addr value;
-	uint64_t key[2];   /* names_keys(name, len) */
+	uint64_t key[2];   /* names_keys of the name (sorting a file's symbols) */
 };
 
 struct def_slot {
@@ -136,6 +135,7 @@ struct dw {
 	struct debug_index *ix;
 	const char *release;
 	const char *kernel_build_id;
+	const struct kernel *kernel; /* its function symbols stand for vmlinux's */
 	bool verbose;
 	struct ptrvec objs;      /* struct dw_obj * */
 	struct dw_obj **by_name; /* objs hashed by name (open addressing) */
@@ -234,8 +234,9 @@ bool unit_of(struct dw_obj *o, Dwarf_Addr pc, Dwarf_Die *cu);
 bool scannable(struct dw_obj *o, Dwarf_Die *cu, Dwarf_Off *unit_off);
 /* Does a symbol's name without a clone's suffix (.isra.0) match the pattern? */
 bool base_name_matches(const char *pattern, const char *sym);
-/* The function symbols [*lo, *hi) whose names begin with the pattern's head bytes. */
-void func_syms_with_head(struct dw_obj *o, const char *pattern, size_t head, size_t *lo, size_t *hi);
+/* The function symbols whose names begin with the pattern's head bytes:
+ * how many, in *v (malloced). */
+size_t func_syms_with_head(struct dw_obj *o, const char *pattern, size_t head, struct func_sym **v);
 
 /* dw-statements.c */
 /* A unit's file name (DW_AT_name), or NULL. */

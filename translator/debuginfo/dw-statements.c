@@ -127,18 +127,20 @@ static int offset_cmp(const void *a, const void *b)
  * line tables. */
 static Dwarf_Off *units_of_symbols(struct dw_obj *o, const char *pattern, size_t *n)
 {
-	size_t head = strcspn(pattern, "*?[\\"), lo, hi;
+	size_t head = strcspn(pattern, "*?[\\");
 	*n = 0;
 	if (!o->is_kernel || !head)
 		return NULL;
-	func_syms_with_head(o, pattern, head, &lo, &hi);
-	Dwarf_Off *v = xmalloc((hi - lo + 1) * sizeof *v);
-	for (size_t i = lo; i < hi; i++) {
+	struct func_sym *syms;
+	size_t nsyms = func_syms_with_head(o, pattern, head, &syms);
+	Dwarf_Off *v = xmalloc((nsyms + 1) * sizeof *v);
+	for (size_t i = 0; i < nsyms; i++) {
 		Dwarf_Die cu;
-		if (base_name_matches(pattern, o->fsyms[i].name) &&
-		    unit_of(o, o->fsyms[i].value - o->bias, &cu))
+		if (base_name_matches(pattern, syms[i].name) &&
+		    unit_of(o, syms[i].value - o->bias, &cu))
 			v[(*n)++] = dwarf_dieoffset(&cu);
 	}
+	free(syms);
 	qsort(v, *n, sizeof *v, offset_cmp);
 	return v;
 }

@@ -68,13 +68,13 @@ void dw_user_debug_dirs(struct dw *d, const struct ptrvec *dirs)
 	d->user_debug_path = sb_detach(&b);
 }
 
-struct dw *dw_begin(struct debug_index *ix, const char *release, const char *kernel_build_id,
-		     bool verbose)
+struct dw *dw_begin(struct debug_index *ix, const struct kernel *kernel, bool verbose)
 {
 	struct dw *d = xcalloc(1, sizeof *d);
 	d->ix = ix;
-	d->release = release;
-	d->kernel_build_id = kernel_build_id;
+	d->kernel = kernel;
+	d->release = kernel ? kernel->release : NULL;
+	d->kernel_build_id = kernel ? kernel->build_id : NULL;
 	d->verbose = verbose;
 	return d;
 }
@@ -292,6 +292,38 @@ bool symtab_value(struct dw_obj *o, const char *name, int type, GElf_Addr *value
 	return false;
 }
 
+/* A global symbol's value read from the ELF symbol table itself, from
+ * its first global (sh_info), raw: libdwfl's reader (symtab_value) gets
+ * the whole table ready first, vmlinux's 100,000 local symbols come
+ * before its globals, and libelf copies a table its archive left
+ * unaligned; milliseconds a script probing named functions need not
+ * spend. */
+static bool elf_global_value(Elf *elf, GElf_Addr bias, const char *name, GElf_Addr *value)
+{
+	if (gelf_getclass(elf) != ELFCLASS64)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data, *strs;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    sh.sh_entsize != sizeof(Elf64_Sym) || !(data = elf_rawdata(scn, NULL)) ||
+		    !(strs = elf_rawdata(elf_getscn(elf, sh.sh_link), NULL)) || !strs->d_size)
+			continue;
+		const char *str = strs->d_buf;
+		size_t n = data->d_size / sizeof(Elf64_Sym), len = strlen(name);
+		for (size_t i = sh.sh_info; i < n; i++) {
+			Elf64_Sym sym;
+			memcpy(&sym, (const char *)data->d_buf + i * sizeof sym, sizeof sym);
+			if (sym.st_name < strs->d_size - len &&
+			    !memcmp(str + sym.st_name, name, len + 1)) {
+				*value = sym.st_value + bias;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Report one debug file (or archive member) for o; false with o->why. */
 static bool attach(struct dw_obj *o, const struct debug_file *f)
 {
@@ -355,7 +387,7 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	}
 	if (o->is_kernel) {
 		/* Where _text is: kernel probe sites are offsets from it. */
-		symtab_value(o, "_text", -1, &o->text_addr);
+		elf_global_value(elf, ebias, "_text", &o->text_addr);
 		if (!o->text_addr) {
 			o->why = xstrdup("its symbol table has no _text");
 			return false;

@@ -9,14 +9,15 @@
 #define TAPLINE_DW_H
 
 #include "debuginfo/debugfind.h"
+#include "debuginfo/kernel.h"
 #include "debuginfo/target.h"
 
 struct dw;
 
-/* Debug information from the files ix found (and debuginfod), for kernel
- * release; nothing is opened yet. */
-struct dw *dw_begin(struct debug_index *ix, const char *release, const char *kernel_build_id,
-		     bool verbose);
+/* Debug information from the files ix found (and debuginfod), for the
+ * kernel (its release, build-id and function symbols; NULL: none);
+ * nothing is opened yet. */
+struct dw *dw_begin(struct debug_index *ix, const struct kernel *kernel, bool verbose);
 
 /* What to look for: functions named by a shell pattern, optionally
  * declared in a file matching a pattern (its last components), at a line

@@ -1578,7 +1578,7 @@ static struct dw *debuginfo(struct session *s)
 	if (!s->dw) {
 		s->debug_ix = debugfind_index(s->release, &s->debuginfo_dirs, s->debug_archive,
 					      s->verbose > 0);
-		s->dw = dw_begin(s->debug_ix, s->release, s->kernel->build_id, s->verbose > 0);
+		s->dw = dw_begin(s->debug_ix, s->kernel, s->verbose > 0);
 	}
 	return s->dw;
 }
