@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,53 +269,99 @@ void write_sealed_file(const char *path, struct strbuf *b)
 	free(tmp);
 }
 
+/* The file at path open for reading if it is ours alone (a regular
+ * file, not a symbolic link, owned by us, written by no one else); -1
+ * with *why (malloced) otherwise. */
+static int open_private(const char *path, struct stat *st, char **why)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*why = NULL;
+	if (fd < 0)
+		*why = errno == ELOOP ? xasprintf("%s is a symbolic link", path)
+				      : xasprintf("%s cannot be read: %s", path, strerror(errno));
+	else if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))
+		*why = xasprintf("%s is not a regular file", path);
+	else if (st->st_uid != geteuid())
+		*why = xasprintf("%s is owned by uid %u", path, (unsigned)st->st_uid);
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		*why = xasprintf("%s is writable by %s (mode %04o)", path,
+				 (st->st_mode & S_IWOTH) ? "others" : "its group",
+				 (unsigned)st->st_mode & 07777);
+	if (*why && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+char *read_private_file(const char *path, size_t *len, char **why)
+{
+	struct stat st;
+	int fd = open_private(path, &st, why);
+	if (fd < 0)
+		return NULL;
+	char *text = read_fd(fd, len);
+	if (!text)
+		*why = xasprintf("%s cannot be read: %s", path, strerror(errno));
+	close(fd);
+	return text;
+}
+
+/* The length of text's lines before a matching seal, 0 when it has none. */
+static size_t sealed_length(const char *text, size_t len)
+{
+	if (len < 2 || text[len - 1] != '\n')
+		return 0;
+	const char *last = text + len - 1;
+	char *end;
+	while (last > text && last[-1] != '\n')
+		last--;
+	if (last == text || strncmp(last, "end ", 4) ||
+	    strtoull(last + 4, &end, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
+	    *end != '\n')
+		return 0;
+	return (size_t)(last - text);
+}
+
 char *read_sealed_file(const char *path, size_t *len)
 {
 	char *why = NULL;
 	char *text = file_exists(path) ? read_private_file(path, len, &why) : NULL;
 	free(why);
-	if (!text || *len < 2 || text[*len - 1] != '\n') {
-		free(text);
-		return NULL;
-	}
-	char *last = text + *len - 1, *end;
-	while (last > text && last[-1] != '\n')
-		last--;
-	if (last == text || strncmp(last, "end ", 4) ||
-	    strtoull(last + 4, &end, 16) != hash_words(HASH_INIT, text, (size_t)(last - text)) ||
-	    *end != '\n') {
+	size_t n = text ? sealed_length(text, *len) : 0;
+	if (!n) {
 		free(text);
 		return NULL;
 	}
 	/* Kept by callers as long as what they make of it: no larger than
-	 * it is (read_fd reads in 64 KiB steps, and a wildcard reads
-	 * thousands). */
-	*len = (size_t)(last - text);
-	text = xrealloc(text, *len + 1);
-	text[*len] = 0;
+	 * it is (read_fd's buffer may be twice the file, and a wildcard
+	 * reads thousands). */
+	*len = n;
+	text = xrealloc(text, n + 1);
+	text[n] = 0;
 	return text;
 }
 
-char *read_private_file(const char *path, size_t *len, char **why)
+const char *map_sealed_file(const char *path, size_t *len, size_t *map_len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *why = NULL;
 	struct stat st;
-	*why = NULL;
+	int fd = file_exists(path) ? open_private(path, &st, &why) : -1;
+	free(why);
 	if (fd < 0)
-		*why = errno == ELOOP ? xasprintf("%s is a symbolic link", path)
-				      : xasprintf("%s cannot be read: %s", path, strerror(errno));
-	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		*why = xasprintf("%s is not a regular file", path);
-	else if (st.st_uid != geteuid())
-		*why = xasprintf("%s is owned by uid %u", path, (unsigned)st.st_uid);
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		*why = xasprintf("%s is writable by %s (mode %04o)", path,
-				 (st.st_mode & S_IWOTH) ? "others" : "its group",
-				 (unsigned)st.st_mode & 07777);
-	char *text = *why ? NULL : read_fd(fd, len);
-	if (!*why && !text)
-		*why = xasprintf("%s cannot be read: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return text;
+		return NULL;
+	void *m = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+				 : MAP_FAILED;
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	size_t n = sealed_length(m, (size_t)st.st_size);
+	if (!n) {
+		munmap(m, (size_t)st.st_size);
+		return NULL;
+	}
+	*len = n;
+	*map_len = (size_t)st.st_size;
+	return m;
 }
+

@@ -64,5 +64,10 @@ char *read_private_file(const char *path, size_t *len, char **why);
  */
 void write_sealed_file(const char *path, struct strbuf *b);
 char *read_sealed_file(const char *path, size_t *len);
+/* The same check on the file mapped read-only instead of read (a cache of
+ * megabytes read in part is not copied): the text before the seal at the
+ * address returned, *len bytes ending in a newline but not NUL-terminated;
+ * munmap it with *map_len. */
+const char *map_sealed_file(const char *path, size_t *len, size_t *map_len);
 
 #endif

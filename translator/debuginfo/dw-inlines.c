@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "debuginfo/dw-private.h"
@@ -267,84 +268,93 @@ out:
  * of a user program) is "open": every copy in it is looked at.
  */
 struct inline_origin {
-	const char *name;  /* in the DWARF's strings */
+	const char *name;  /* in the DWARF's strings (NULL: read from the index's text) */
 	Dwarf_Off unit;    /* the unit's DIE */
 	Dwarf_Off origin;  /* the abstract instance's DIE */
 };
 
+/*
+ * The index is text, the same whether it was just made or read from the
+ * cache: "O UNIT" per open unit, then "UNIT ORIGIN NAME" per instance,
+ * by name, then unit, then origin. Only the open units are parsed up
+ * front; an instance line is read only where a name is looked for (a
+ * plain name by bisection): parsing all 110,000 of the kernel's was a
+ * tenth of a 20-probe script's pass 2.
+ */
 struct inline_index {
-	struct inline_origin *v; /* by name, then unit, then origin */
-	size_t n, cap;
-	Dwarf_Off *open;         /* open units' DIEs, in order */
-	size_t nopen, open_cap;
-	char *saved;             /* the cache file read, which names point into */
+	Dwarf_Off *open;    /* open units' DIEs, in order */
+	size_t nopen;
+	const char *text;   /* malloced, or the cache file mapped (map_len bytes) */
+	size_t map_len;
+	const char *lines, *lines_end; /* the instance lines */
 };
 
 void inline_index_free(struct inline_index *ix)
 {
 	if (ix) {
-		free(ix->v);
 		free(ix->open);
-		free(ix->saved);
+		if (ix->map_len)
+			munmap((void *)ix->text, ix->map_len);
+		else
+			free((void *)ix->text);
 		free(ix);
 	}
 }
 
-struct index_unit {
+/* What the index is made of, unit by unit. */
+struct index_build {
 	struct dw_obj *o;
-	struct inline_index *ix;
-	Dwarf_Off unit;
+	Dwarf_Off unit;     /* the unit being read */
+	struct inline_origin *v;
+	size_t n, cap;
+	Dwarf_Off *open;
+	size_t nopen, open_cap;
 };
 
-static void add_open_unit(struct inline_index *ix, Dwarf_Off unit)
-{
-	if (ix->nopen == ix->open_cap)
-		ix->open = xrealloc(ix->open, (ix->open_cap = ix->open_cap ? 2 * ix->open_cap : 16) *
-						      sizeof *ix->open);
-	ix->open[ix->nopen++] = unit;
-}
-
-static void add_origin(struct index_unit *u, Dwarf_Die *die)
+static void add_origin(struct index_build *b, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
-	if (!name)
+	if (!name || strchr(name, '\n'))
 		return;
-	struct inline_index *ix = u->ix;
-	if (ix->n == ix->cap)
-		ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
-	ix->v[ix->n++] = (struct inline_origin){ name, u->unit, dwarf_dieoffset(die) };
+	if (b->n == b->cap)
+		b->v = xrealloc(b->v, (b->cap = b->cap ? 2 * b->cap : 256) * sizeof *b->v);
+	b->v[b->n++] = (struct inline_origin){ name, b->unit, dwarf_dieoffset(die) };
 }
 
 static bool scanned_origin(const struct dwscan_func *f, void *ctx)
 {
-	struct index_unit *u = ctx;
+	struct index_build *b = ctx;
 	Dwarf_Die die;
-	if (dwarf_offdie(u->o->dbg, f->die, &die))
-		add_origin(u, &die);
+	if (dwarf_offdie(b->o->dbg, f->die, &die))
+		add_origin(b, &die);
 	return true;
 }
 
-static void index_unit_origins(struct dw_obj *o, struct inline_index *ix, Dwarf_Die *cu)
+static void index_unit_origins(struct index_build *b, Dwarf_Die *cu)
 {
-	struct index_unit u = { o, ix, dwarf_dieoffset(cu) };
+	struct dw_obj *o = b->o;
+	b->unit = dwarf_dieoffset(cu);
 	Dwarf_Attribute pa;
 	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &pa));
 	if (o->is_user || !producer || strncmp(producer, "GNU C", 5) || strstr(producer, "-flto")) {
-		add_open_unit(ix, u.unit);
+		if (b->nopen == b->open_cap)
+			b->open = xrealloc(b->open, (b->open_cap = b->open_cap ? 2 * b->open_cap : 16) *
+							    sizeof *b->open);
+		b->open[b->nopen++] = b->unit;
 		return;
 	}
-	size_t before = ix->n;
+	size_t before = b->n;
 	Dwarf_Off unit_off;
 	if (scannable(o, cu, &unit_off) &&
-	    dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, &u))
+	    dwscan_abstract_functions(&o->scan, unit_off, scanned_origin, b))
 		return;
 	/* libdw's walk of the top level instead. */
-	ix->n = before;
+	b->n = before;
 	Dwarf_Die child;
 	if (dwarf_child(cu, &child) == 0) {
 		do {
 			if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_inline))
-				add_origin(&u, &child);
+				add_origin(b, &child);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 }
@@ -366,10 +376,8 @@ static int origin_cmp(const void *a, const void *b)
  * that of the file's .debug_info as stored, compressed or not): a
  * wildcard over an archive's 4,000 modules otherwise scans the top level
  * of every unit of the 2,800 whose strings could match, each run. The
- * file: a first line "tapline-inlines FORMAT BUILD-ID FILE", then "O UNIT"
- * per open unit and "UNIT ORIGIN NAME" per instance, by name, and last
- * "end HASH" (FNV-1a of all before it): written whole under another name,
- * then renamed; one cut short or changed is made again.
+ * file: a first line "tapline-inlines FORMAT BUILD-ID FILE", the index's
+ * lines, and last the seal (write_sealed_file).
  */
 #define INLINE_CACHE_FORMAT 2
 
@@ -400,63 +408,51 @@ static char *inline_cache_path(struct dw_obj *o)
 	return path;
 }
 
-static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path)
+/* The index over text (len bytes after its first line, ending in a
+ * newline; map_len: mapped, else malloced), which it takes; NULL when
+ * its open units' lines are damaged. */
+static struct inline_index *index_from_text(const char *text, size_t len, size_t map_len)
 {
-	size_t len;
-	char *text = read_sealed_file(path, &len);
-	if (!text)
-		return NULL;
 	struct inline_index *ix = xcalloc(1, sizeof *ix);
-	ix->saved = text;
-	char *p = text, *nl = strchr(p, '\n');
-	char *head = xasprintf("tapline-inlines %d %s", INLINE_CACHE_FORMAT, o->build_id);
-	bool ok = nl && (size_t)(nl - p) > strlen(head) && !strncmp(p, head, strlen(head)) &&
-		  text[len - 1] == '\n';
-	free(head);
-	for (p = nl ? nl + 1 : NULL; ok && p < text + len; p = nl + 1) {
-		nl = strchr(p, '\n');
-		*nl = 0;
+	ix->text = text;
+	ix->map_len = map_len;
+	size_t cap = 0;
+	bool ok = len && text[len - 1] == '\n';
+	const char *p = ok ? text + strcspn(text, "\n") + 1 : text;
+	while (ok && p < text + len && p[0] == 'O' && p[1] == ' ') {
 		const char *end;
-		if (p[0] == 'O' && p[1] == ' ') {
-			add_open_unit(ix, hex_at(p + 2, &end));
-			ok = end > p + 2 && !*end;
-			continue;
-		}
-		Dwarf_Off unit = hex_at(p, &end);
-		ok = end > p && *end == ' ';
-		const char *at = end + 1;
-		Dwarf_Off origin = ok ? hex_at(at, &end) : 0;
-		ok = ok && end > at && *end == ' ' && end[1];
-		if (!ok)
-			break;
-		if (ix->n == ix->cap)
-			ix->v = xrealloc(ix->v, (ix->cap = ix->cap ? 2 * ix->cap : 256) * sizeof *ix->v);
-		ix->v[ix->n++] = (struct inline_origin){ end + 1, unit, origin };
+		Dwarf_Off unit = hex_at(p + 2, &end);
+		ok = end > p + 2 && *end == '\n';
+		if (ix->nopen == cap)
+			ix->open = xrealloc(ix->open, (cap = cap ? 2 * cap : 16) * sizeof *ix->open);
+		ix->open[ix->nopen++] = unit;
+		p = end + 1;
 	}
 	if (!ok) {
 		inline_index_free(ix);
 		return NULL;
 	}
+	ix->lines = p;
+	ix->lines_end = text + len;
 	return ix;
 }
 
-static void write_inline_cache(struct dw_obj *o, const struct inline_index *ix, const char *path)
+static struct inline_index *read_inline_cache(struct dw_obj *o, const char *path)
 {
-	struct strbuf b;
-	sb_init(&b);
-	sb_printf(&b, "tapline-inlines %d %s %s\n", INLINE_CACHE_FORMAT, o->build_id, o->file);
-	for (size_t i = 0; i < ix->nopen; i++)
-		sb_printf(&b, "O %" PRIx64 "\n", (uint64_t)ix->open[i]);
-	for (size_t i = 0; i < ix->n; i++)
-		if (!strchr(ix->v[i].name, '\n'))
-			sb_printf(&b, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)ix->v[i].unit,
-				  (uint64_t)ix->v[i].origin, ix->v[i].name);
-	write_sealed_file(path, &b);
-	sb_free(&b);
+	size_t len, map_len;
+	const char *text = map_sealed_file(path, &len, &map_len);
+	if (!text)
+		return NULL;
+	char *head = xasprintf("tapline-inlines %d %s ", INLINE_CACHE_FORMAT, o->build_id);
+	bool ok = len > strlen(head) && !strncmp(text, head, strlen(head));
+	free(head);
+	if (!ok) {
+		munmap((void *)text, map_len);
+		return NULL;
+	}
+	return index_from_text(text, len, map_len);
 }
 
-/* The index, from the cache or made (and saved); NULL with o->why when
- * the object's DWARF cannot be read. */
 /* The index from the cache, when it holds one (NULL otherwise). */
 static struct inline_index *cached_inline_index(struct dw_obj *o)
 {
@@ -468,30 +464,117 @@ static struct inline_index *cached_inline_index(struct dw_obj *o)
 	return o->inlines;
 }
 
+/* The index, from the cache or made (and saved); NULL with o->why when
+ * the object's DWARF cannot be read. */
 static struct inline_index *inline_index(struct dw_obj *o)
 {
 	if (cached_inline_index(o))
 		return o->inlines;
-	char *path = inline_cache_path(o);
-	if (!load_dwarf(o)) {
-		free(path);
+	if (!load_dwarf(o))
 		return NULL;
-	}
-	struct inline_index *ix = o->inlines = xcalloc(1, sizeof *ix);
+	struct index_build b = { .o = o };
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (dwarf_nextcu(o->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		if (dwarf_offdie(o->dbg, off + hsize, &cu))
-			index_unit_origins(o, ix, &cu);
+			index_unit_origins(&b, &cu);
 		off = next;
 	}
-	if (ix->n)
-		qsort(ix->v, ix->n, sizeof *ix->v, origin_cmp);
+	if (b.n)
+		qsort(b.v, b.n, sizeof *b.v, origin_cmp);
+	struct strbuf t;
+	sb_init(&t);
+	sb_printf(&t, "tapline-inlines %d %s %s\n", INLINE_CACHE_FORMAT,
+		  o->build_id ? o->build_id : "-", o->file);
+	for (size_t i = 0; i < b.nopen; i++)
+		sb_printf(&t, "O %" PRIx64 "\n", (uint64_t)b.open[i]);
+	for (size_t i = 0; i < b.n; i++)
+		sb_printf(&t, "%" PRIx64 " %" PRIx64 " %s\n", (uint64_t)b.v[i].unit,
+			  (uint64_t)b.v[i].origin, b.v[i].name);
+	free(b.v);
+	free(b.open);
+	size_t len = t.len;
+	char *text = xmalloc(len + 1);
+	memcpy(text, t.s, len + 1);
+	char *path = inline_cache_path(o);
 	if (path)
-		write_inline_cache(o, ix, path);
+		write_sealed_file(path, &t);
 	free(path);
-	return ix;
+	sb_free(&t);
+	return o->inlines = index_from_text(text, len, 0);
+}
+
+/* An instance line, "UNIT ORIGIN NAME\n": false when it is not one. */
+static bool parse_instance(const char *p, struct inline_origin *x, const char **name, size_t *len)
+{
+	const char *end;
+	x->unit = hex_at(p, &end);
+	if (end == p || *end != ' ')
+		return false;
+	const char *at = end + 1;
+	x->origin = hex_at(at, &end);
+	if (end == at || *end != ' ' || end[1] == '\n')
+		return false;
+	*name = end + 1;
+	*len = strcspn(*name, "\n");
+	return true;
+}
+
+/* The instances whose names the pattern matches, into m (nm of them):
+ * a plain name is found by bisection, a pattern is matched once per
+ * distinct name. */
+static void matching_instances(const struct inline_index *ix, const char *pattern,
+			       struct inline_origin **m, size_t *nm)
+{
+	size_t cap = 16;
+	*m = xmalloc(cap * sizeof **m);
+	*nm = 0;
+	const char *lo = ix->lines, *hi = ix->lines_end, *name;
+	size_t len, plen = strlen(pattern);
+	struct inline_origin x = { 0 };
+	bool plain = !pattern[strcspn(pattern, "*?[\\")];
+	if (plain) {
+		/* The first line whose name is not below the pattern. */
+		while (lo < hi) {
+			const char *p = lo + (hi - lo) / 2;
+			while (p > lo && p[-1] != '\n')
+				p--;
+			int c = -1;
+			if (parse_instance(p, &x, &name, &len)) {
+				c = memcmp(name, pattern, len < plen ? len : plen);
+				if (!c)
+					c = len < plen ? -1 : len > plen;
+			}
+			if (c < 0)
+				lo = p + strcspn(p, "\n") + 1;
+			else
+				hi = p;
+		}
+	}
+	char buf[512];
+	const char *prev = NULL;
+	size_t prev_len = 0;
+	bool matched = false;
+	for (const char *p = lo; p < ix->lines_end; p += strcspn(p, "\n") + 1) {
+		if (!parse_instance(p, &x, &name, &len))
+			continue;
+		if (plain) {
+			if (len != plen || memcmp(name, pattern, len))
+				break;
+			matched = true;
+		} else if (!prev || len != prev_len || memcmp(name, prev, len)) {
+			matched = len < sizeof buf && (memcpy(buf, name, len), buf[len] = 0,
+						       fnmatch(pattern, buf, 0) == 0);
+			prev = name;
+			prev_len = len;
+		}
+		if (!matched)
+			continue;
+		if (*nm == cap)
+			*m = xrealloc(*m, (cap *= 2) * sizeof **m);
+		(*m)[(*nm)++] = x;
+	}
 }
 
 /* The units to walk for the pattern, in order, each with its matching
@@ -513,35 +596,9 @@ static int match_cmp(const void *a, const void *b)
 static size_t units_to_walk(struct inline_index *ix, const char *pattern,
 			    struct unit_to_walk **out)
 {
-	/* The matching instances: a plain name is found by bisection, a
-	 * pattern is matched once per distinct name. */
-	struct inline_origin *m = NULL;
-	size_t nm = 0, lo = 0, hi = ix->n;
-	if (!pattern[strcspn(pattern, "*?[\\")]) {
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (strcmp(ix->v[mid].name, pattern) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		hi = lo;
-		while (hi < ix->n && !strcmp(ix->v[hi].name, pattern))
-			hi++;
-		m = xmalloc((hi - lo + 1) * sizeof *m);
-		if (hi > lo)
-			memcpy(m, ix->v + lo, (hi - lo) * sizeof *m);
-		nm = hi - lo;
-	} else {
-		m = xmalloc((ix->n + 1) * sizeof *m);
-		bool matched = false;
-		for (size_t i = 0; i < ix->n; i++) {
-			if (!i || strcmp(ix->v[i].name, ix->v[i - 1].name))
-				matched = fnmatch(pattern, ix->v[i].name, 0) == 0;
-			if (matched)
-				m[nm++] = ix->v[i];
-		}
-	}
+	struct inline_origin *m;
+	size_t nm;
+	matching_instances(ix, pattern, &m, &nm);
 	qsort(m, nm, sizeof *m, match_cmp);
 	struct unit_to_walk *u = xcalloc(nm + ix->nopen + 1, sizeof *u);
 	size_t nu = 0, i = 0, k = 0;
@@ -611,7 +668,7 @@ int dw_inlines(struct dw *d, const char *module, const char *module_file,
 		free(units[i].origins);
 	}
 	free(units);
-	if (f && f->member)
+	if (f && f->member && !o->is_kernel)
 		member_release(d, f);
 	o->kept |= w.found > 0;
 	return w.found;
