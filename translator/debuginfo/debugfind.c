@@ -218,12 +218,27 @@ static int place_cmp(const void *a, const void *b)
 	return c ? c : (x > y) - (x < y);
 }
 
+/* The places in module order, each module's in the order they were
+ * found (which one is tried first); the cache keeps them so, and sorting
+ * them again was a third of reading it. */
 static void sort_by_name(struct debug_index *ix)
 {
+	bool sorted = true;
+	for (size_t i = 1; sorted && i < ix->n; i++)
+		sorted = strcmp(ix->files[i - 1].module, ix->files[i].module) <= 0;
 	ix->by_name = xcalloc(ix->n + 1, sizeof *ix->by_name);
 	for (size_t i = 0; i < ix->n; i++)
 		ix->by_name[i] = &ix->files[i];
-	qsort(ix->by_name, ix->n, sizeof *ix->by_name, place_cmp);
+	if (!sorted) {
+		qsort(ix->by_name, ix->n, sizeof *ix->by_name, place_cmp);
+		struct debug_file *files = xmalloc((ix->n + 1) * sizeof *files);
+		for (size_t i = 0; i < ix->n; i++)
+			files[i] = *ix->by_name[i];
+		free(ix->files);
+		ix->files = files;
+		for (size_t i = 0; i < ix->n; i++)
+			ix->by_name[i] = &ix->files[i];
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < ix->n; i++)
 		if (!k || strcmp(ix->by_name[k - 1]->module, ix->by_name[i]->module))
@@ -292,7 +307,7 @@ static void make_index(struct debug_index *ix, const char *release, const struct
 	free(dep);
 }
 
-#define INDEX_CACHE_FORMAT 1
+#define INDEX_CACHE_FORMAT 2
 
 /* Every field of a place, tab-separated; false if one holds a tab or a
  * newline (then nothing is saved). */
@@ -421,12 +436,14 @@ struct debug_index *debugfind_index(const char *release, const struct ptrvec *di
 		record = &rec;
 		make_index(ix, release, dirs, archive, verbose);
 		record = NULL;
+		sort_by_name(ix);
 		if (path)
 			save_index(ix, path, &rec);
 		sb_free(&rec);
 	}
 	free(path);
-	sort_by_name(ix);
+	if (!ix->by_name)
+		sort_by_name(ix);
 	return ix;
 }
 

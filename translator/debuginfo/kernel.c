@@ -91,10 +91,38 @@ struct kfunc_start {
 	enum kfunc_why why;
 };
 
+/* The same answer as the index gives, by looking at every function: the
+ * last start at or below offset, in the index's order (by address, then
+ * as the functions are listed). */
+static const struct kfunc *function_at_by_scan(const struct kernel *k, uint64_t offset,
+					       enum kfunc_why *why)
+{
+	const struct kfunc *best = NULL;
+	uint64_t best_off = 0;
+	for (size_t i = 0; i < k->nfuncs; i++) {
+		const struct kfunc *f = &k->funcs[i];
+		for (unsigned c = 0; c < (f->copies > 1 ? f->copies : 1); c++) {
+			uint64_t off = f->copies > 1 ? f->offsets[c] : f->offset;
+			if (off && off <= offset && off >= best_off) {
+				best = f;
+				best_off = off;
+				*why = f->copies > 1 ? (enum kfunc_why)f->whys[c] : f->why;
+			}
+		}
+	}
+	return best;
+}
+
 const struct kfunc *kernel_function_at(const struct kernel *kc, uint64_t offset,
 				       enum kfunc_why *why)
 {
 	struct kernel *k = (struct kernel *)kc; /* its index is made once */
+	/* A script asks a few times (its inlined copies and statements):
+	 * sorting 70,000 starts costs more than that many scans. */
+	if (!k->starts && k->scans_left) {
+		k->scans_left--;
+		return function_at_by_scan(k, offset, why);
+	}
 	if (!k->starts) {
 		size_t n = 0, cap = 0;
 		struct kfunc_start *starts = NULL;
@@ -515,6 +543,7 @@ struct kernel *kernel_open(const char *release, bool verbose)
 {
 	struct kernel *k = xcalloc(1, sizeof *k);
 	k->release = xstrdup(release);
+	k->scans_left = 16;
 	k->running = !strcmp(release, kernel_running_release());
 	k->vmlinuz = existing(xasprintf("/boot/vmlinuz-%s", release));
 	k->build_dir = existing(xasprintf("/lib/modules/%s/build", release));

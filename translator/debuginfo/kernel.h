@@ -71,6 +71,7 @@ struct kernel {
 	/* kernel_function_at's index of every start, made when first asked. */
 	struct kfunc_start *starts;
 	size_t nstarts;
+	unsigned scans_left; /* lookups answered without it, before it is made */
 };
 
 /*
