@@ -585,7 +585,7 @@ static void consider(struct walk *w, Dwarf_Die *die)
 		s->return_type_name = declared_name(&ty, 0);
 	}
 	if (o->is_kernel) {
-		/* Placed by name, or _text + offset: probes.c knows which names
+		/* Placed by name, or _text + offset: sema's kernel family knows which names
 		 * are unique and which functions the kernel refuses. */
 		s->anchor = xstrdup(name);
 		s->text_offset = pc + o->bias - o->text_addr;

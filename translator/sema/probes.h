@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The built-in probe point families (probes.c), for derive.c: a point that
+ * The built-in probe point families (points/), for derive.c: a point that
  * is not an alias becomes concrete probes, each attached to the handler
  * the caller supplies (made only when a probe needs it).
  */

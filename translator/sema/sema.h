@@ -49,7 +49,7 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 struct user_elf;
 void uprobes_add_object(struct session *s, const struct user_elf *u);
 
-/* The session's debug information, opened on first use (probes.c). */
+/* debugsources.c: the session's debug information, opened on first use. */
 struct dw *sema_debuginfo(struct session *s);
 /* Hint how to get the kernel's DWARF for what ("locals", "statement
  * probes"): install it, or, when it is installed, what stands in the way. */

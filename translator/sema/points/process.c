@@ -18,7 +18,7 @@
 
 #include "debuginfo/userelf.h"
 #include "front/diag.h"
-#include "sema/points.h"
+#include "sema/points/points.h"
 #include "sema/sema.h"
 
 /* The program a process point names: process("PATH"), process(PID) (its
@@ -360,7 +360,7 @@ static void user_plts(struct pp_ctx *c, const struct user_elf *u, int pi)
 static void process_file_point(struct pp_ctx *c, const struct user_elf *prog,
 			       const struct user_elf *u, char *path);
 
-void process_point(struct pp_ctx *c)
+static void process_point(struct pp_ctx *c)
 {
 	const struct comp *pc = &c->comps[0];
 	if (pc->arg && pc->arg->kind != N_STR && pc->arg->kind != N_NUM) {
@@ -557,3 +557,39 @@ int uprobes_symbol_files(struct session *s)
 	}
 	return errors;
 }
+
+static const char *const process_usage[] = {
+	"process(\"PATH\")[.library(\"LIB\")].function(\"name[@file[:line]]\")[.call|.return|.inline]",
+	"process(\"PATH\")[.library(\"LIB\")].statement(\"name@file:line\")",
+	"process(\"PATH\")[.library(\"LIB\")][.provider(\"p\")].mark(\"name\")",
+	"process[(\"PATH\"|PID)][.thread].begin|end",
+	"process(\"PATH\").plt[(\"name\")][.return]",
+	NULL,
+};
+static const char *const process_shapes[] = {
+	"process.function",
+	"process.function.call",
+	"process.function.return",
+	"process.function.inline",
+	"process.statement",
+	"process.mark",
+	"process.provider.mark",
+	"process.library.function",
+	"process.library.function.return",
+	"process.library.mark",
+	"process.begin",
+	"process.end",
+	"process.thread.begin",
+	"process.thread.end",
+	"process.plt",
+	"process.plt.return",
+	NULL,
+};
+
+static bool process_takes(const struct pp_ctx *c)
+{
+	return comp_is(c, 0, "process");
+}
+
+const struct family process_family = { process_usage, process_shapes, process_takes,
+					process_point };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the probe point families: what probes.c (the kernel's families)
- * and uprobes.c (process(...)) share while they turn one point into
- * concrete probes.
+ * Inside the probe point families (translator/sema/points/, one file per
+ * family, the table in families.c): what they share while they turn one
+ * point into concrete probes (common.c).
  */
 #ifndef TAPLINE_POINTS_H
 #define TAPLINE_POINTS_H
@@ -33,6 +33,8 @@ struct probe *add_probe(struct pp_ctx *c, enum probe_kind kind, const char *symb
 struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site);
 bool comp_is(const struct pp_ctx *c, int i, const char *name);
 bool want_number(const struct pp_ctx *c, int i, bool required, long long *out);
+/* .function("f") with nothing after it. */
+bool plain_function(const struct pp_ctx *c);
 /* "unknown probe point" with the nearest known shapes. */
 void unknown_shape(struct pp_ctx *c);
 /* True (after the error) when n matches are more than MAXWILDCARD allows. */
@@ -54,7 +56,18 @@ int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
 		const char *module_file, const char *build_id, const struct dw_query *q,
 		struct ptrvec *sites, size_t *left_out, char **why);
 
-/* uprobes.c: process("PATH")..., process(PID)..., process.begin/end. */
-void process_point(struct pp_ctx *c);
+/*
+ * A probe point family (one file of points/ each): which points it takes,
+ * how it makes their probes, and what a user is shown of it. To add one,
+ * write its file and add it to the table in families.c.
+ */
+struct family {
+	const char *const *usage;  /* its points as the "unknown probe point" hint lists them */
+	const char *const *shapes; /* its points' shapes, offered as "did you mean" */
+	bool (*takes)(const struct pp_ctx *c);
+	void (*resolve)(struct pp_ctx *c);
+};
+extern const struct family timer_family, perf_family, kernel_family, module_family,
+	tracepoint_family, process_family, procfs_family, netfilter_family;
 
 #endif

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kernel.trace("[SYSTEM:]NAME"): the kernel's tracepoints.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo/btf.h"
+#include "debuginfo/kernel.h"
+#include "debuginfo/tracepoints.h"
+#include "front/diag.h"
+#include "sema/points/points.h"
+#include "sema/sema.h"
+
+/* Does tracepoint tp match pattern "[SYSTEM:]NAME" (fnmatch in each part)? */
+static bool tracepoint_matches(const struct tracepoint *tp, const char *pattern)
+{
+	const char *colon = strchr(pattern, ':');
+	if (!colon)
+		return !fnmatch(pattern, tp->name, 0);
+	char *sys = xstrndup(pattern, (size_t)(colon - pattern));
+	bool ok = tp->system && !fnmatch(sys, tp->system, 0) && !fnmatch(colon + 1, tp->name, 0);
+	free(sys);
+	return ok;
+}
+
+/*
+ * kernel.trace("[SYSTEM:]NAME"), wildcards in either part: the kernel's
+ * tracepoints, from its BTF, each with its arguments as $variables typed
+ * by the BTF prototype of the kernel's BPF entry for its event class.
+ */
+static void kernel_trace_point(struct pp_ctx *c)
+{
+	const struct comp *tc = &c->comps[1];
+	if (c->n != 2 || !tc->arg || tc->arg->kind != N_STR) {
+		if (c->n == 2 && (!tc->arg || tc->arg->kind != N_STR))
+			diag_error(tc->arg ? tc->arg->loc : tc->loc, D_BAD_PROBE_ARG,
+				   "'trace' takes a tracepoint's name in quotes, e.g. "
+				   "trace(\"sched:sched_switch\")");
+		else
+			unknown_shape(c);
+		return;
+	}
+	const char *pattern = tc->arg->str;
+	struct btf_source *b = sema_kernel_btf(c->s);
+	if (!b) {
+		if (!c->pt->optional)
+			diag_error(tc->arg->loc, D_NO_DEBUGINFO,
+				   "tracepoints are found through the kernel's BTF, and kernel %s has "
+				   "none%s",
+				   c->s->release, c->s->force_symtab ? " in use (--symtab)" : "");
+		return;
+	}
+	if (!c->s->tracepoints)
+		c->s->tracepoints =
+			tracepoints_list(b, c->s->kernel->build_dir, c->s->kernel->running,
+					 &c->s->tracepoint_systems_from, &c->s->ntracepoints);
+	/* Without headers or tracefs, no tracepoint has a system: "SYS:NAME"
+	 * is matched by its name, which only works for a name without
+	 * wildcards; "sched:*" would be every tracepoint. */
+	const char *colon = strchr(pattern, ':');
+	bool by_name = colon && !c->s->tracepoint_systems_from;
+	if (by_name && strpbrk(colon + 1, "*?[")) {
+		if (!c->pt->optional)
+			diag_error(tc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "which tracepoints are in system '%.*s' is unknown for kernel %s: it "
+				   "has no headers here and tracefs cannot be read; install "
+				   "linux-headers-%s, or name the tracepoints without their system",
+				   (int)(colon - pattern), pattern, c->s->release, c->s->release);
+		return;
+	}
+	if (by_name && c->s->verbose)
+		fprintf(stderr, "stap: note: kernel %s has no headers here and tracefs cannot be "
+				"read: tracepoint '%s' is matched by its name, its system unchecked\n",
+			c->s->release, pattern);
+	struct ptrvec sites = { 0 };
+	size_t matched = 0;
+	for (size_t i = 0; i < c->s->ntracepoints; i++) {
+		const struct tracepoint *tp = &c->s->tracepoints[i];
+		if (by_name ? fnmatch(colon + 1, tp->name, 0) != 0 : !tracepoint_matches(tp, pattern))
+			continue;
+		matched++;
+		struct probe_site *site = tracepoint_site(b, tp);
+		if (!site) {
+			if (c->s->verbose)
+				fprintf(stderr, "stap: tracepoint %s left out: BTF has no prototype for "
+						"its event class\n", tp->name);
+			continue;
+		}
+		if (site->nvars > TRACEPOINT_MAX_ARGS) {
+			if (c->s->verbose)
+				fprintf(stderr, "stap: tracepoint %s left out: it passes %zu arguments, "
+						"more than the %d a probe can take\n",
+					tp->name, site->nvars, TRACEPOINT_MAX_ARGS);
+			continue;
+		}
+		site->object = xstrdup("kernel");
+		site->object_file = xstrdup(c->s->kernel->btf_path);
+		site->build_id = c->s->kernel->build_id ? xstrdup(c->s->kernel->build_id) : NULL;
+		site->anchor = xstrdup(tp->name);
+		site->decl_file = tp->system ? xstrdup(tp->system) : NULL;
+		pv_push(&sites, site);
+	}
+	bool wild = strpbrk(pattern, "*?[") != NULL;
+	char *what = xasprintf("'%s'", pattern);
+	if (!too_many_matches(c, tc->arg->loc, what, sites.n, "tracepoints")) {
+		for (size_t i = 0; i < sites.n; i++) {
+			struct probe_site *site = sites.v[i];
+			struct probe *p = add_site_probe(c, PK_TRACEPOINT, site);
+			free(p->pp_text);
+			p->pp_text = site->decl_file
+					     ? xasprintf("kernel.trace(\"%s:%s\")", site->decl_file, site->function)
+					     : xasprintf("kernel.trace(\"%s\")", site->function);
+			p->from_wildcard = wild;
+		}
+	}
+	free(what);
+	if (!sites.n && !c->pt->optional) {
+		if (matched)
+			diag_error(tc->arg->loc, D_NO_DEBUGINFO,
+				   "kernel %s has no BTF prototype for the tracepoints '%s' matches",
+				   c->s->release, pattern);
+		else {
+			diag_error(tc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "kernel %s has no tracepoint matching '%s'", c->s->release, pattern);
+			/* Offered as written: with the system when the pattern has one. */
+			struct suggest sg;
+			struct ptrvec full = { 0 };
+			suggest_init(&sg, pattern);
+			for (size_t i = 0; i < c->s->ntracepoints; i++) {
+				const struct tracepoint *tp = &c->s->tracepoints[i];
+				if (strchr(pattern, ':') && tp->system) {
+					pv_push(&full, xasprintf("%s:%s", tp->system, tp->name));
+					suggest_offer(&sg, full.v[full.n - 1]);
+				} else {
+					suggest_offer(&sg, tp->name);
+				}
+			}
+			suggest_hint(&sg, NULL);
+			pv_free_all(&full);
+		}
+	}
+	pv_free(&sites);
+}
+
+static const char *const tracepoint_usage[] = {
+	"kernel.trace(\"[system:]name\")",
+	NULL,
+};
+static const char *const tracepoint_shapes[] = {
+	"kernel.trace",
+	NULL,
+};
+
+static bool tracepoint_takes(const struct pp_ctx *c)
+{
+	return comp_is(c, 0, "kernel") && comp_is(c, 1, "trace");
+}
+
+const struct family tracepoint_family = { tracepoint_usage, tracepoint_shapes, tracepoint_takes,
+					   kernel_trace_point };
