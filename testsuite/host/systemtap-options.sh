@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Host tests, sourced by testsuite/run-tests (its pass, fail and skip, $stap,
+# $release, $work); run_host or the end of the run calls them.
+
+# SystemTap's options and -D names are taken (issue [12/14]); the guest
+# tests option-*.stp check what -t, -T, --suppress-handler-errors and
+# MAXBACKTRACE do at run time.
+host_systemtap_options() {
+	local name=host/systemtap-options-accepted bad="" o out
+	for o in "-d /bin/ls" "-d ext4" "--ldd" "-t" "-T 5" "-u" "-W" "-q" "--compatible=4.0" \
+		"--suppress-handler-errors" "-g --suppress-time-limits" "-D MAXBACKTRACE=20" \
+		"-D KRETACTIVE=100" "-D STP_NO_BUILDID_CHECK" "-D STP_NO_OVERLOAD" "-DFOO" \
+		"-D STP_OVERLOAD_THRESHOLD=600000000" "-D STP_OVERLOAD_INTERVAL=1000000000" \
+		"-o /dev/null -S 2" "-o /dev/null -S 1,5" "-F -o /dev/null" "-F" "-F -S 4"; do
+		# shellcheck disable=SC2086
+		out=$("$stap" -p2 -r "$release" $o -e 'probe begin { exit() }' 2>&1 >/dev/null) ||
+			bad+="$o: $out"$'\n'
+	done
+	# The script on standard input.
+	out=$(echo 'probe begin { exit() }' | "$stap" -p2 -r "$release" - 2>&1) &&
+		grep -q '^begin ' <<<"$out" || bad+="stap -: $out"$'\n'
+	# -T adds the probe that ends the script; -D NAME with no use here goes to
+	# the compiler and the module still builds.
+	out=$("$stap" -p2 -r "$release" -T 7 -e 'probe begin { }' 2>&1) &&
+		grep -q '^timer.s(7) ' <<<"$out" || bad+="-T: $out"$'\n'
+	# -d embeds a user file's symbols, --ldd its libraries' too.
+	out=$("$stap" -p3 -r "$release" -d /bin/ls --ldd -e 'probe begin { exit() }' 2>&1)
+	grep -q 'bin/ls"' <<<"$out" && grep -q '/libc\.so\.6"' <<<"$out" || bad+="-d --ldd: $(head -c 300 <<<"$out")"$'\n'
+	out=$(cd "$work" && "$stap" -p4 -r "$release" -m opt_defines -D SOME_FLAG -D OTHER=2 \
+		-e 'probe begin { exit() }' 2>&1) || bad+="-D passed to the compiler: $out"$'\n'
+	rm -f "$work/opt_defines.ko"
+	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
+
+	name=host/systemtap-options-refused-with-reasons
+	bad=""
+	out=$("$stap" -p2 -r "$release" --suppress-time-limits -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q 'needs guru mode (-g)' <<<"$out" || bad+="no -g: $out"$'\n'
+	out=$("$stap" -p1 -D MAXACTON=5 -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q "did you mean 'MAXACTION'" <<<"$out" || bad+="typo: $out"$'\n'
+	out=$("$stap" -p1 -D 'FOO=a;b' -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q 'letters, digits and' <<<"$out" || bad+="bad value: $out"$'\n'
+	out=$("$stap" -p1 -D MAXBACKTRACE=100 -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q 'MAXBACKTRACE must be between 1 and 64' <<<"$out" || bad+="range: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" -W -e 'function f() { } probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q "error: function 'f' is never called" <<<"$out" || bad+="-W: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" -S 5 -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- '-S switches between output files: it needs -o FILE' <<<"$out" || bad+="-S without -o: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" -o /dev/null -S 5,x -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- '-S takes SIZE\[,N\]' <<<"$out" || bad+="-S 5,x: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" -F -o /dev/null --vm -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- 'a --vm guest ends with stap' <<<"$out" || bad+="-F --vm: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" --vm-net=1:2 -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- 'are for a --vm guest: add --vm' <<<"$out" || bad+="--vm-net without --vm: $out"$'\n'
+	out=$("$stap" -p2 -r "$release" --vm --vm-net=80 -e 'probe begin { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- '--vm-net wants HOSTPORT:GUESTPORT' <<<"$out" || bad+="--vm-net=80: $out"$'\n'
+	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
+}
