@@ -507,7 +507,7 @@ static char *cg_assign(struct cg *g, struct node *n)
 	if (n->op == OP_AGG)
 		return cg_stats_add(g, n);
 	if (n->lhs->sym->is_counter) {
-		/* n += e or n -= e as a statement (counters.c). */
+		/* n += e or n -= e as a statement (sema/addonly.c). */
 		char *val = cg_expr(g, n->rhs);
 		emit(g, "c->counters[%d] = %s(c->counters[%d], %s);", n->lhs->sym->counter_slot,
 		     n->op == OP_ADD ? "rt_add" : "rt_sub", n->lhs->sym->counter_slot, val);
@@ -545,7 +545,7 @@ static char *cg_incdec(struct cg *g, struct node *n)
 		return cg_element_incdec(g, n);
 	const char *fn = n->op == OP_INC ? "rt_add" : "rt_sub";
 	if (n->lhs->sym->is_counter) {
-		/* A statement (counters.c): its value is not used. */
+		/* A statement (sema/addonly.c): its value is not used. */
 		emit(g, "c->counters[%d] = %s(c->counters[%d], 1);", n->lhs->sym->counter_slot, fn,
 		     n->lhs->sym->counter_slot);
 		return xstrdup("0");

@@ -112,7 +112,7 @@ struct symbol {
 	unsigned aggs;              /* statistics: (1 << AGG_...) of every extractor used */
 	long long hist[3];          /* @hist_linear's start, stop, interval */
 	long long variance_shift;
-	/* SYM_GLOBAL only ever added to (sema/counters.c): counted per CPU,
+	/* SYM_GLOBAL only ever added to (sema/addonly.c): counted per CPU,
 	 * in slot counter_slot of each CPU's counts */
 	bool is_counter;
 	int counter_slot;

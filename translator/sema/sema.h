@@ -12,7 +12,7 @@
  *                         are checked too); which globals each handler locks
  *   types_check           types of every expression, arrays and statistics,
  *                         format strings, regular expressions
- *   counters_find         globals only ever added to, counted per CPU: no
+ *   counters_find         (addonly.c) globals only ever added to, counted per CPU: no
  *                         handler locks them
  *   callees_fold          each handler locks what the functions it calls use,
  *                         and has registers when they read them

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Counters: globals the script only ever adds to. A number global whose
- * every write is a statement adding to it (n++, n--, ++n, n += e,
- * n -= e, with the result unused) is counted by each CPU on its own:
- * a hit adds to its CPU's count with no lock (the lock was most of what
- * `n++` cost, and a hit that found it taken by another CPU was skipped),
- * and a read sums the counts. A read therefore sees every addition that
- * finished before it; one running on another CPU at that moment may or
- * may not be in it, as with a locked global read a moment earlier or
- * later. Two counters read together are not one snapshot.
+ * Add-only globals ("counters"): globals the script only ever adds to.
+ * A number global whose every write is a statement adding to it (n++,
+ * n--, ++n, n += e, n -= e, with the result unused) is counted by each
+ * CPU on its own: a hit adds to its CPU's count with no lock (the lock
+ * was most of what `n++` cost, and a hit that found it taken by another
+ * CPU was skipped), and a read sums the counts. A read therefore sees
+ * every addition that finished before it; one running on another CPU at
+ * that moment may or may not be in it, as with a locked global read a
+ * moment earlier or later. Two counters read together are not one
+ * snapshot.
  */
 #include "sema/sema.h"
 
