@@ -364,4 +364,3 @@ const char *map_sealed_file(const char *path, size_t *len, size_t *map_len)
 	*map_len = (size_t)st.st_size;
 	return m;
 }
-

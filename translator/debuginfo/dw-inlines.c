@@ -494,15 +494,13 @@ static struct inline_index *inline_index(struct dw_obj *o)
 			  (uint64_t)b.v[i].origin, b.v[i].name);
 	free(b.v);
 	free(b.open);
+	/* The index keeps the text; the seal written after it is not read. */
 	size_t len = t.len;
-	char *text = xmalloc(len + 1);
-	memcpy(text, t.s, len + 1);
 	char *path = inline_cache_path(o);
 	if (path)
 		write_sealed_file(path, &t);
 	free(path);
-	sb_free(&t);
-	return o->inlines = index_from_text(text, len, 0);
+	return o->inlines = index_from_text(sb_detach(&t), len, 0);
 }
 
 /* An instance line, "UNIT ORIGIN NAME\n": false when it is not one. */

@@ -314,7 +314,7 @@ static bool elf_global_value(Elf *elf, GElf_Addr bias, const char *name, GElf_Ad
 		for (size_t i = sh.sh_info; i < n; i++) {
 			Elf64_Sym sym;
 			memcpy(&sym, (const char *)data->d_buf + i * sizeof sym, sizeof sym);
-			if (sym.st_name < strs->d_size - len &&
+			if (len < strs->d_size && sym.st_name < strs->d_size - len &&
 			    !memcmp(str + sym.st_name, name, len + 1)) {
 				*value = sym.st_value + bias;
 				return true;
@@ -387,7 +387,8 @@ static bool attach(struct dw_obj *o, const struct debug_file *f)
 	}
 	if (o->is_kernel) {
 		/* Where _text is: kernel probe sites are offsets from it. */
-		elf_global_value(elf, ebias, "_text", &o->text_addr);
+		if (!elf_global_value(elf, ebias, "_text", &o->text_addr))
+			symtab_value(o, "_text", -1, &o->text_addr);
 		if (!o->text_addr) {
 			o->why = xstrdup("its symbol table has no _text");
 			return false;
