@@ -47,8 +47,12 @@ static void lifecycle_resolve(struct pp_ctx *c)
 		c->pt->handler(c->pt->arg, false)->check_only = true;
 }
 
-static const struct family lifecycle_family = { lifecycle_usage, lifecycle_shapes,
-						 lifecycle_takes, lifecycle_resolve };
+static const struct family lifecycle_family = {
+	.usage = lifecycle_usage,
+	.shapes = lifecycle_shapes,
+	.takes = lifecycle_takes,
+	.resolve = lifecycle_resolve,
+};
 
 /* Every family, in the order a point is offered to them (and the hint
  * and "did you mean" list them). */
@@ -167,7 +171,8 @@ int probe_point_resolve(struct session *s, struct point *pt)
 		c.n--;
 	}
 	size_t i = 0;
-	while (i < ARRAY_SIZE(families) && !families[i]->takes(&c))
+	while (i < ARRAY_SIZE(families) &&
+	       !(families[i]->first ? comp_is(&c, 0, families[i]->first) : families[i]->takes(&c)))
 		i++;
 	if (i < ARRAY_SIZE(families))
 		families[i]->resolve(&c);

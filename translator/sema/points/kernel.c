@@ -588,4 +588,9 @@ static void kernel_resolve(struct pp_ctx *c)
 		kernel_statement_point(c);
 }
 
-const struct family kernel_family = { kernel_usage, kernel_shapes, kernel_takes, kernel_resolve };
+const struct family kernel_family = {
+	.usage = kernel_usage,
+	.shapes = kernel_shapes,
+	.takes = kernel_takes,
+	.resolve = kernel_resolve,
+};

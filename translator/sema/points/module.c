@@ -359,5 +359,9 @@ static bool module_takes(const struct pp_ctx *c)
 	return comp_is(c, 0, "module") && (comp_is(c, 1, "function") || comp_is(c, 1, "statement"));
 }
 
-const struct family module_family = { module_usage, module_shapes, module_takes,
-				       module_function_point };
+const struct family module_family = {
+	.usage = module_usage,
+	.shapes = module_shapes,
+	.takes = module_takes,
+	.resolve = module_function_point,
+};

@@ -148,10 +148,9 @@ static const char *const netfilter_shapes[] = {
 	NULL,
 };
 
-static bool netfilter_takes(const struct pp_ctx *c)
-{
-	return comp_is(c, 0, "netfilter");
-}
-
-const struct family netfilter_family = { netfilter_usage, netfilter_shapes, netfilter_takes,
-					  netfilter_point };
+const struct family netfilter_family = {
+	.first = "netfilter",
+	.usage = netfilter_usage,
+	.shapes = netfilter_shapes,
+	.resolve = netfilter_point,
+};

@@ -178,9 +178,9 @@ static const char *const perf_shapes[] = {
 	NULL,
 };
 
-static bool perf_takes(const struct pp_ctx *c)
-{
-	return comp_is(c, 0, "perf");
-}
-
-const struct family perf_family = { perf_usage, perf_shapes, perf_takes, perf_point };
+const struct family perf_family = {
+	.first = "perf",
+	.usage = perf_usage,
+	.shapes = perf_shapes,
+	.resolve = perf_point,
+};

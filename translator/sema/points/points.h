@@ -62,9 +62,10 @@ int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,
  * write its file and add it to the table in families.c.
  */
 struct family {
+	const char *first;         /* it takes every point whose first component this is */
+	bool (*takes)(const struct pp_ctx *c); /* or, when first is NULL, those this says */
 	const char *const *usage;  /* its points as the "unknown probe point" hint lists them */
 	const char *const *shapes; /* its points' shapes, offered as "did you mean" */
-	bool (*takes)(const struct pp_ctx *c);
 	void (*resolve)(struct pp_ctx *c);
 };
 extern const struct family timer_family, perf_family, kernel_family, module_family,

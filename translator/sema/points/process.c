@@ -586,10 +586,9 @@ static const char *const process_shapes[] = {
 	NULL,
 };
 
-static bool process_takes(const struct pp_ctx *c)
-{
-	return comp_is(c, 0, "process");
-}
-
-const struct family process_family = { process_usage, process_shapes, process_takes,
-					process_point };
+const struct family process_family = {
+	.first = "process",
+	.usage = process_usage,
+	.shapes = process_shapes,
+	.resolve = process_point,
+};

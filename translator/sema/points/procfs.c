@@ -109,9 +109,9 @@ static const char *const procfs_shapes[] = {
 	NULL,
 };
 
-static bool procfs_takes(const struct pp_ctx *c)
-{
-	return comp_is(c, 0, "procfs");
-}
-
-const struct family procfs_family = { procfs_usage, procfs_shapes, procfs_takes, procfs_point };
+const struct family procfs_family = {
+	.first = "procfs",
+	.usage = procfs_usage,
+	.shapes = procfs_shapes,
+	.resolve = procfs_point,
+};

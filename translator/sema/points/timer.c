@@ -149,11 +149,6 @@ static const char *const timer_shapes[] = {
 	NULL,
 };
 
-static bool timer_takes(const struct pp_ctx *c)
-{
-	return comp_is(c, 0, "timer");
-}
-
 static void timer_resolve(struct pp_ctx *c)
 {
 	if (c->n == 2 && comp_is(c, 1, "profile"))
@@ -162,4 +157,9 @@ static void timer_resolve(struct pp_ctx *c)
 		timer(c);
 }
 
-const struct family timer_family = { timer_usage, timer_shapes, timer_takes, timer_resolve };
+const struct family timer_family = {
+	.first = "timer",
+	.usage = timer_usage,
+	.shapes = timer_shapes,
+	.resolve = timer_resolve,
+};

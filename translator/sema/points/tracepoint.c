@@ -161,5 +161,9 @@ static bool tracepoint_takes(const struct pp_ctx *c)
 	return comp_is(c, 0, "kernel") && comp_is(c, 1, "trace");
 }
 
-const struct family tracepoint_family = { tracepoint_usage, tracepoint_shapes, tracepoint_takes,
-					   kernel_trace_point };
+const struct family tracepoint_family = {
+	.usage = tracepoint_usage,
+	.shapes = tracepoint_shapes,
+	.takes = tracepoint_takes,
+	.resolve = kernel_trace_point,
+};
