@@ -42,4 +42,18 @@ host_user_debuginfo() {
 	else
 		fail "$t" "$out"$'\n'"$quiet"
 	fi
+	# @cast's module may be a program by a relative path, as process("./ut")
+	# is (it was taken for a kernel module's name); a path that names no
+	# file says so.
+	t=host/cast-module-by-relative-path
+	out=$(cd "$progs" && "$stap" -r "$release" -p2 -e \
+		'probe process("./ut").function("ut_move") { println(@cast($p, "struct ut_point", "./ut")->x) }' 2>&1)
+	quiet=$(cd "$progs" && "$stap" -r "$release" -p2 -e \
+		'probe process("./ut").function("ut_move") { println(@cast($p, "struct ut_point", "./no-such-ut")->x) }' 2>&1)
+	if grep -q '^process(".*/ut")\.function("ut_move@' <<<"$out" &&
+		grep -q "error: @cast: the module './no-such-ut' cannot be found: No such file" <<<"$quiet"; then
+		pass "$t"
+	else
+		fail "$t" "$out"$'\n'"$quiet"
+	fi
 }

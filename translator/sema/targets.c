@@ -11,6 +11,7 @@
  * entry, and members reached from it (`$p->x`) are read at return through
  * the saved pointer, so a script sees what the function did.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "debuginfo/btf.h"
@@ -581,11 +582,16 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 	/* The module the type is in: named, else the probe's own, else the
 	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
 	char *module = NULL;
-	if (n->rhs && n->rhs->str[0] == '/') {
-		/* A program or library, by path. */
+	if (n->rhs && (n->rhs->str[0] == '/' || !strncmp(n->rhs->str, "./", 2) ||
+		       !strncmp(n->rhs->str, "../", 3))) {
+		/* A program or library, by path (relative to where stap runs,
+		 * as process("./prog") is). */
 		module = realpath(n->rhs->str, NULL);
-		if (!module)
-			module = xstrdup(n->rhs->str);
+		if (!module) {
+			err(&r, "@cast: the module '%s' cannot be found: %s", n->rhs->str,
+			    strerror(errno));
+			return NULL;
+		}
 	} else if (n->rhs) {
 		module = xstrndup(n->rhs->str, strcspn(n->rhs->str, "<"));
 		char *norm = debugfind_module_name(module);
