@@ -63,6 +63,21 @@ static void fill(struct ptrvec *argv, const struct ptrvec *tmpl, const struct fi
 	}
 }
 
+/* The module the kernel is handed carries no DWARF: nothing reads it there
+ * (staprun and the kernel need the symbol table, the .modinfo and the
+ * script's sections), and the runtime's DWARF, one copy of the kernel's
+ * header types per runtime file, was most of a module's megabytes, which
+ * init_module copies and staprun checksums at every start. stap -k keeps
+ * the objects, with theirs. */
+static void strip_debug(struct ptrvec *ld)
+{
+	if (!ld->n)
+		return;
+	pv_push(ld, NULL);
+	memmove(&ld->v[2], &ld->v[1], (ld->n - 2) * sizeof ld->v[0]);
+	ld->v[1] = (void *)"--strip-debug";
+}
+
 /* The command as a shell would need it written, for -vv. */
 static char *command_text(const struct ptrvec *argv)
 {
@@ -175,7 +190,20 @@ static int build_with_kbuild(struct session *s, const struct stub *st)
 		goto out;
 	}
 	char *ko = xasprintf("%s/%s.ko", dir, name);
+	/* No DWARF here either (strip_debug); after kbuild, whose last step
+	 * (6.12) reads the module's DWARF to write its BTF. */
+	struct ptrvec strip = { 0 };
+	const char *const strip_args[] = { "objcopy", "--strip-debug", ko };
+	for (size_t i = 0; i < ARRAY_SIZE(strip_args); i++)
+		pv_push(&strip, (void *)strip_args[i]);
+	ok = step(s, st, "removing the module's DWARF", &strip, false);
+	pv_free(&strip);
 	char *why = NULL;
+	if (!ok) {
+		free(ko);
+		errors = 1;
+		goto out;
+	}
 	if (!link_check_imports(ko, &why)) {
 		build_failed(s, "finishing the module", why);
 		free(why);
@@ -207,7 +235,8 @@ static void compile_command(struct ptrvec *cc, struct session *s, const struct s
 	const struct fills f = { .src = s->c_file, .obj = obj };
 	fill(cc, &st->cc, &f);
 	/* kbuild's command already has -I for the stub's directory (api.h).
-	 * -g1 keeps line tables (crash dumps, #line) but drops variable
+	 * -g1 keeps line tables (in the objects stap -k keeps, for crash
+	 * analysis: the module itself is stripped) but drops variable
 	 * location tracking, which is more than half of gcc's time on long
 	 * generated bodies; the unwinder uses ORC from objtool, not DWARF.
 	 * The temporary directory's name is left out of the line tables, so
@@ -343,6 +372,7 @@ int build_module(struct session *s)
 	fill(&partial, &st->partial, &fp);
 	fill(&objtool, &st->objtool, at_link ? &fp : &f);
 	fill(&ld, &st->ld, at_link ? &fl : &f);
+	strip_debug(&ld);
 
 	bool units_checked = false;
 	if (!compile(s, st, obj, &units_checked) ||
