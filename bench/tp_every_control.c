@@ -5,7 +5,7 @@
  * empty probe on each tracepoint named in tp_every_list.h (the list the
  * script takes from Tapline's own module for the same kernel, bare
  * tracepoints without a trace event included), in that order, as
- * runtime/probes.c does (tracepoint_probe_register: the default priority,
+ * runtime/probes/tracepoints.c does (tracepoint_probe_register: the default priority,
  * one probe per tracepoint); unloading it unregisters them all and then
  * waits once with tracepoint_synchronize_unregister(), as rt_probes_stop()
  * does. Loading and unloading it again is Tapline's start and stop again.

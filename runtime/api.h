@@ -466,7 +466,7 @@ void rt_sprint_ustack(struct rt_context *c, char *buf, rt_size size, const char 
 void rt_sprint_ustack_folded(struct rt_context *c, char *buf, rt_size size, const char *stk);
 
 /* The same for user-space addresses of the current process, in the files
- * the script probes (uprobes.c); umodname: the file mapped there. */
+ * the script probes (probes/uprobes.c); umodname: the file mapped there. */
 void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A probe hit, the hot path: inline in each placement's callback
- * (probes.c) so a hit costs no more calls than it must. One hit per CPU at
+ * (probes/) so a hit costs no more calls than it must. One hit per CPU at
  * a time (a nested one is skipped and counted), interrupts off, the
  * script's globals locked, a statement budget and a time limit (a hit must
  * never hold its CPU long enough to stall it), errors that stop the script

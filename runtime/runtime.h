@@ -196,18 +196,18 @@ struct seq_file;
 /* `ctl` status lines: state, exit status, skipped hits, messages. */
 void rt_session_show(struct seq_file *m);
 
-/* probes.c */
+/* probes/place.c: the probes' lifecycle (each family in its own file of probes/). */
 /* The bytes the probe table takes (rt_probes_prepare allocates it). */
 size_t rt_probes_bytes(void);
 int rt_probes_prepare(void);
 int rt_probes_start(void);
-/* uprobes.c: probes on user-space files (probes.c places them in turn). */
+/* probes/uprobes.c: probes on user-space files (place.c places them in turn). */
 int rt_uprobes_prepare(void);
 int rt_uprobe_place(int i, const char **why);
 void rt_uprobes_stop(void);
 /* tasks.c: process and thread begin and end probes; the -c/-x filter. */
 int rt_tasks_start(void);
-/* procfs.c: the procfs probes' files, made at start, removed at stop. */
+/* probes/procfs.c: the procfs probes' files, made at start, removed at stop. */
 int rt_procfs_start(void);
 void rt_procfs_stop(void);
 /* What the files' opens may allocate at most (PROCFS_MAXOPEN buffers each). */
@@ -239,7 +239,7 @@ void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
 void rt_probes_run_all(enum rt_probe_kind kind);
 
-/* uprobes.c: where a user file's static object is in the current
+/* probes/uprobes.c: where a user file's static object is in the current
  * process, from the file's mapping there (0, the hit failed, if none). */
 unsigned long rt_ustatic_addr(struct rt_context *c, const struct rt_static *st, const char *what,
 			      const char *loc);
@@ -309,7 +309,7 @@ void rt_wake_readers(void);
 /* `ctl` status lines about output: dropped records and bytes. */
 void rt_transport_show(struct seq_file *m);
 
-/* probes.c: where kernel function probe p is placed (0: not placed). */
+/* probes/place.c: where kernel function probe p is placed (0: not placed). */
 rt_long rt_probe_addr(const struct rt_probe *p);
 
 /* maps.c */

@@ -64,7 +64,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Relative paths of the runtime's sources: *.c and *.h, compat/, compat/probes/. */
+/* Relative paths of the runtime's sources: *.c and *.h, probes/, compat/,
+ * compat/probes/. */
 static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
 {
 	char *dir = sub ? path_join(root, sub) : xstrdup(root);
@@ -79,7 +80,8 @@ static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
 			continue;
 		char *rel = sub ? path_join(sub, e->d_name) : xstrdup(e->d_name);
 		char *full = path_join(root, rel);
-		if (is_dir(full) && (!strcmp(rel, "compat") || !strcmp(rel, "compat/probes"))) {
+		if (is_dir(full) && (!strcmp(rel, "compat") || !strcmp(rel, "compat/probes") ||
+				     !strcmp(rel, "probes"))) {
 			list_runtime(root, rel, out);
 			free(rel);
 		} else if (n > 2 && (!strcmp(e->d_name + n - 2, ".c") ||
@@ -419,9 +421,11 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 		       const char *kbuild_dir)
 {
 	mkdir_p(dir, 0700);
-	char *compat = path_join(dir, "compat");
-	mkdir_p(compat, 0700);
-	free(compat);
+	for (const char *const *sub = (const char *const[]){ "compat", "probes", NULL }; *sub; sub++) {
+		char *d = path_join(dir, *sub);
+		mkdir_p(d, 0700);
+		free(d);
+	}
 	struct strbuf objs;
 	sb_init(&objs);
 	for (size_t i = 0; i < files->n; i++) {
@@ -439,7 +443,8 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 			return false;
 		}
 		size_t n = strlen(rel);
-		if (!strchr(rel, '/') && rel[n - 1] == 'c')
+		/* The stub's objects: the runtime's files and its families' (probes/). */
+		if ((!strchr(rel, '/') || starts_with(rel, "probes/")) && rel[n - 1] == 'c')
 			sb_printf(&objs, " %.*s.o", (int)(n - 2), rel);
 	}
 	if (!probe_features(s, dir, files, kbuild_dir) || !write_imports(dir, kbuild_dir)) {

@@ -18,7 +18,7 @@
 struct btf_source;
 
 /* The most arguments a tracepoint's probe may take: the runtime has a
- * callback for each count up to this (runtime/probes.c, RT_TP_MAX_ARGS). */
+ * callback for each count up to this (runtime/probes/tracepoints.c, RT_TP_MAX_ARGS). */
 #define TRACEPOINT_MAX_ARGS 12
 
 struct tracepoint {

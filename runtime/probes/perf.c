@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perf.*: a perf event counter on each online CPU, a hit at each overflow.
+ */
+#include <asm/irq_regs.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netfilter.h>
+#include <linux/perf_event.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/tracepoint.h>
+
+#include "hit.h"
+#include "runtime.h"
+#include "probes/probes.h"
+
+/* A perf event's counter overflowed on this CPU: one hit, with the
+ * registers where it happened (an NMI for hardware counters). */
+static notrace void rt_perf_fn(struct perf_event *event, struct perf_sample_data *data,
+		       struct pt_regs *regs)
+{
+	struct rt_placed *pl = event->overflow_handler_context;
+
+	rt_run_probe(pl->p, regs);
+}
+
+void rt_perf_remove(struct rt_placed *pl)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (pl->events[cpu])
+			perf_event_release_kernel(pl->events[cpu]);
+	kfree(pl->events);
+	pl->events = NULL;
+}
+
+/* One counter on each online CPU; any that fails fails the probe. */
+int rt_perf_place(struct rt_placed *pl)
+{
+	const struct rt_probe *p = pl->p;
+	/* Not pinned: a counter others need too is shared by time slices,
+	 * where a pinned one could be left in an error state, never firing. */
+	struct perf_event_attr attr = {
+		.type = (u32)p->perf_type,
+		.size = sizeof(attr),
+		.config = (u64)p->perf_config,
+		.sample_period = (u64)p->perf_sample,
+	};
+	unsigned int cpu;
+
+	pl->events = kcalloc(nr_cpu_ids, sizeof(*pl->events), GFP_KERNEL);
+	if (!pl->events)
+		return -ENOMEM;
+	/* No CPU hotplug lock around this: setting up some events (a
+	 * tracepoint's) takes it again. A CPU going offline meanwhile is
+	 * skipped (-ENODEV). */
+	for_each_online_cpu(cpu) {
+		struct perf_event *e = perf_event_create_kernel_counter(&attr, cpu, NULL,
+									rt_perf_fn, pl);
+
+		if (IS_ERR(e) && PTR_ERR(e) == -ENODEV)
+			continue;
+		if (IS_ERR(e)) {
+			rt_perf_remove(pl);
+			return PTR_ERR(e);
+		}
+		pl->events[cpu] = e;
+	}
+	return 0;
+}
