@@ -5,9 +5,9 @@
 #include <string.h>
 
 static const char *const kind_names[] = {
-#define NODE(kind, name) [kind] = name,
-#include "front/ast-kinds.h"
-#undef NODE
+#define KIND_NAME(kind, name, class, children) [kind] = name,
+	AST_KINDS(KIND_NAME)
+#undef KIND_NAME
 };
 
 static const char *const op_names[] = {
@@ -139,95 +139,79 @@ static void visit_list(struct node *c, void (*fn)(struct node *, void *), void *
 	}
 }
 
+/* The fields each shape of ast-kinds.h visits, in that order. */
+enum children {
+	LHS_RHS,
+	LHS_RHS_LIST,
+	LIST,
+	LIST_BODY,
+	LIST_COND,
+	COND_THEN_ELS,
+	INIT_COND_STEP_BODY,
+	BODY_THEN_ELS,
+	THEN_LIST_BODY_ELS,
+	THEN_LIST_LHS_STEP_BODY,
+};
+
+static const unsigned char children_of[N_NKINDS] = {
+#define KIND_CHILDREN(kind, name, class, children) [kind] = children,
+	AST_KINDS(KIND_CHILDREN)
+#undef KIND_CHILDREN
+};
+
 void ast_for_children(struct node *n, void (*fn)(struct node *, void *), void *ctx)
 {
-	/* Each kind's children in source order; unused fields are NULL. */
-	switch (n->kind) {
-	case N_ALIAS:
-		visit(n->then, fn, ctx);
+	/* Unused fields are NULL. */
+	switch ((enum children)children_of[n->kind]) {
+	case LHS_RHS:
+		visit(n->lhs, fn, ctx);
+		visit(n->rhs, fn, ctx);
+		return;
+	case LHS_RHS_LIST:
+		visit(n->lhs, fn, ctx);
+		visit(n->rhs, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		return;
+	case LIST:
+		visit_list(n->list, fn, ctx);
+		return;
+	case LIST_BODY:
 		visit_list(n->list, fn, ctx);
 		visit(n->body, fn, ctx);
-		visit(n->els, fn, ctx);
 		return;
-	case N_PROBE:
-	case N_FUNCTION:
-	case N_BLOCK:
-	case N_CALL:
-		visit_list(n->list, fn, ctx);
-		visit(n->body, fn, ctx);
-		return;
-	case N_PROBE_POINT:
+	case LIST_COND:
 		visit_list(n->list, fn, ctx);
 		visit(n->cond, fn, ctx);
 		return;
-	case N_FOREACH:
-		visit(n->then, fn, ctx);
-		visit_list(n->list, fn, ctx);
-		visit(n->lhs, fn, ctx);
-		visit(n->step, fn, ctx);
-		visit(n->body, fn, ctx);
-		return;
-	case N_TRY:
-		visit(n->body, fn, ctx);
+	case COND_THEN_ELS:
+		visit(n->cond, fn, ctx);
 		visit(n->then, fn, ctx);
 		visit(n->els, fn, ctx);
 		return;
-	case N_WHILE:
-	case N_FOR:
+	case INIT_COND_STEP_BODY:
 		visit(n->init, fn, ctx);
 		visit(n->cond, fn, ctx);
 		visit(n->step, fn, ctx);
 		visit(n->body, fn, ctx);
 		return;
-	case N_INDEX:
-	case N_HIST:
-	case N_STAT:
-	case N_CAST:
-	case N_ATVAR:
-	case N_AUTOCAST:
-		visit(n->lhs, fn, ctx);
-		visit(n->rhs, fn, ctx);
-		visit_list(n->list, fn, ctx);
-		return;
-	case N_IN:
-	case N_TARGET:
-		visit_list(n->list, fn, ctx);
-		return;
-	case N_IF:
-	case N_TERNARY:
-		visit(n->cond, fn, ctx);
+	case BODY_THEN_ELS:
+		visit(n->body, fn, ctx);
 		visit(n->then, fn, ctx);
 		visit(n->els, fn, ctx);
 		return;
-	case N_PP_COMP:
-	case N_GLOBAL:
-	case N_PARAM:
-	case N_EMBEDDED:
-	case N_EXPR_STMT:
-	case N_DELETE:
-	case N_BREAK:
-	case N_CONTINUE:
-	case N_NEXT:
-	case N_RETURN:
-	case N_EMPTY:
-	case N_NUM:
-	case N_STR:
-	case N_VAR:
-	case N_STAR:
-	case N_MEMBER:
-	case N_ENTRY:
-	case N_DEFINED:
-	case N_PROBEWRITE:
-	case N_CONST:
-	case N_ASSIGN:
-	case N_BINARY:
-	case N_UNARY:
-	case N_INCDEC:
-		visit(n->lhs, fn, ctx);
-		visit(n->rhs, fn, ctx);
+	case THEN_LIST_BODY_ELS:
+		visit(n->then, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		visit(n->body, fn, ctx);
+		visit(n->els, fn, ctx);
 		return;
-	case N_NKINDS:
-		break;
+	case THEN_LIST_LHS_STEP_BODY:
+		visit(n->then, fn, ctx);
+		visit_list(n->list, fn, ctx);
+		visit(n->lhs, fn, ctx);
+		visit(n->step, fn, ctx);
+		visit(n->body, fn, ctx);
+		return;
 	}
 }
 
@@ -693,29 +677,7 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 	case N_FUNCTION:
 	case N_PARAM:
 	case N_EMBEDDED:
-	case N_NUM:
-	case N_STR:
-	case N_VAR:
-	case N_INDEX:
-	case N_IN:
-	case N_STAR:
-	case N_STAT:
-	case N_HIST:
-	case N_TARGET:
-	case N_MEMBER:
-	case N_CAST:
-	case N_ATVAR:
-	case N_AUTOCAST:
-	case N_ENTRY:
-	case N_DEFINED:
-	case N_PROBEWRITE:
-	case N_CONST:
-	case N_CALL:
-	case N_ASSIGN:
-	case N_BINARY:
-	case N_UNARY:
-	case N_INCDEC:
-	case N_TERNARY:
+	AST_EXPR_CASES
 	case N_NKINDS:
 		print_expr(b, n);
 		break;
@@ -832,42 +794,8 @@ void ast_print_decl(FILE *f, const struct node *d)
 	case N_PROBE_POINT:
 	case N_PP_COMP:
 	case N_PARAM:
-	case N_BLOCK:
-	case N_EXPR_STMT:
-	case N_IF:
-	case N_WHILE:
-	case N_FOR:
-	case N_FOREACH:
-	case N_DELETE:
-	case N_TRY:
-	case N_BREAK:
-	case N_CONTINUE:
-	case N_NEXT:
-	case N_RETURN:
-	case N_EMPTY:
-	case N_NUM:
-	case N_STR:
-	case N_VAR:
-	case N_INDEX:
-	case N_IN:
-	case N_STAR:
-	case N_STAT:
-	case N_HIST:
-	case N_TARGET:
-	case N_MEMBER:
-	case N_CAST:
-	case N_ATVAR:
-	case N_AUTOCAST:
-	case N_ENTRY:
-	case N_DEFINED:
-	case N_PROBEWRITE:
-	case N_CONST:
-	case N_CALL:
-	case N_ASSIGN:
-	case N_BINARY:
-	case N_UNARY:
-	case N_INCDEC:
-	case N_TERNARY:
+	AST_STMT_CASES
+	AST_EXPR_CASES
 	case N_NKINDS:
 		print_stmt(&b, d, 0);
 		break;

@@ -11,15 +11,29 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "front/ast-kinds.h"
 #include "front/source.h"
 #include "util.h"
 
 enum node_kind {
-#define NODE(kind, name) kind,
-#include "front/ast-kinds.h"
-#undef NODE
+#define AST_ENUM(kind, name, class, children) kind,
+	AST_KINDS(AST_ENUM)
+#undef AST_ENUM
 	N_NKINDS
 };
+
+/* Case labels of every kind of a class, for switches that treat them
+ * alike (`switch (n->kind) { AST_EXPR_CASES return; ... }`), so that the
+ * compiler still checks each switch names every kind. */
+#define AST_SELECT_DECL(decl, stmt, expr) decl
+#define AST_SELECT_STMT(decl, stmt, expr) stmt
+#define AST_SELECT_EXPR(decl, stmt, expr) expr
+#define AST_DECL_CASE(kind, name, class, children) AST_SELECT_##class(case kind:, , )
+#define AST_STMT_CASE(kind, name, class, children) AST_SELECT_##class(, case kind:, )
+#define AST_EXPR_CASE(kind, name, class, children) AST_SELECT_##class(, , case kind:)
+#define AST_DECL_CASES AST_KINDS(AST_DECL_CASE)
+#define AST_STMT_CASES AST_KINDS(AST_STMT_CASE)
+#define AST_EXPR_CASES AST_KINDS(AST_EXPR_CASE)
 
 /* Script types. T_STATS is a statistic (what '<<<' accumulates into). */
 enum type { T_UNKNOWN, T_LONG, T_STRING, T_STATS, T_VOID };

@@ -1565,29 +1565,7 @@ static void check_stmt(struct checker *c, struct node *n)
 	case N_PP_COMP:
 	case N_GLOBAL:
 	case N_PARAM:
-	case N_NUM:
-	case N_STR:
-	case N_VAR:
-	case N_INDEX:
-	case N_IN:
-	case N_STAR:
-	case N_STAT:
-	case N_HIST:
-	case N_TARGET:
-	case N_MEMBER:
-	case N_CAST:
-	case N_ATVAR:
-	case N_AUTOCAST:
-	case N_ENTRY:
-	case N_DEFINED:
-	case N_PROBEWRITE:
-	case N_CONST:
-	case N_CALL:
-	case N_ASSIGN:
-	case N_BINARY:
-	case N_UNARY:
-	case N_INCDEC:
-	case N_TERNARY:
+	AST_EXPR_CASES
 	case N_NKINDS:
 		return;
 	}
