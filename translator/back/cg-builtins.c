@@ -180,28 +180,107 @@ static char *memory_read(struct cg *g, struct node *n, const char *fn, int size,
 	return res;
 }
 
+/* What sema/builtins.h's code column says of each built-in. */
+enum shape { OWN_CODE, VALUE_CALL, STRING_CALL, DO_CALL, KERNEL_READ, USER_READ, ARG_READ };
+struct code {
+	enum shape shape;
+	const char *fn; /* VALUE, STRING, DO */
+	int size;       /* KREAD, UREAD, ARG */
+	bool is_signed;
+};
+
+static const struct code codes[] = {
+#define OWN { OWN_CODE, NULL, 0, false }
+#define VALUE(fn) { VALUE_CALL, #fn, 0, false }
+#define STRING(fn) { STRING_CALL, #fn, 0, false }
+#define DO(fn) { DO_CALL, #fn, 0, false }
+#define KREAD(size, is_signed) { KERNEL_READ, NULL, size, is_signed }
+#define UREAD(size, is_signed) { USER_READ, NULL, size, is_signed }
+#define ARG(size, is_signed) { ARG_READ, NULL, size, is_signed }
+#define X(id, name, sig, ctx, code, doc) [id] = code,
+	BUILTINS(X)
+#undef X
+#undef OWN
+#undef VALUE
+#undef STRING
+#undef DO
+#undef KREAD
+#undef UREAD
+#undef ARG
+};
+
 bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
 {
-	static const struct {
-		enum builtin_id id;
-		int size;
-		bool is_signed;
-	} args[] = {
-		{ B_INT_ARG, 4, true },	      { B_S32_ARG, 4, true },	     { B_UINT_ARG, 4, false },
-		{ B_U32_ARG, 4, false },      { B_LONG_ARG, 8, false },	     { B_ULONG_ARG, 8, false },
-		{ B_LONGLONG_ARG, 8, false }, { B_ULONGLONG_ARG, 8, false }, { B_S64_ARG, 8, false },
-		{ B_U64_ARG, 8, false },      { B_POINTER_ARG, 8, false },
-	};
-	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
-		if (args[i].id == b->id) {
-			*size = args[i].size;
-			*is_signed = args[i].is_signed;
-			return true;
-		}
-	return false;
+	const struct code *k = &codes[b->id];
+	if (k->shape != ARG_READ)
+		return false;
+	*size = k->size;
+	*is_signed = k->is_signed;
+	return true;
 }
 
+/* The arguments as ", a, b" for a call's argument list. */
+static char *call_args(struct cg *g, struct node *n)
+{
+	int count;
+	char **vals = cg_list(g, n->list, &count);
+	struct strbuf args;
+	sb_init(&args);
+	for (int i = 0; i < count; i++)
+		sb_printf(&args, ", %s", vals[i]);
+	free_list(vals, count);
+	return args.s ? args.s : xstrdup("");
+}
+
+static char *cg_builtin_own(struct cg *g, struct node *n);
+
 char *cg_builtin(struct cg *g, struct node *n)
+{
+	const struct code *k = &codes[n->builtin->id];
+	char *args, *res = NULL;
+	switch (k->shape) {
+	case VALUE_CALL:
+		args = call_args(g, n);
+		res = xasprintf("%s(c%s)", k->fn, args);
+		free(args);
+		return res;
+	case STRING_CALL:
+		args = call_args(g, n);
+		res = new_string_temp(g);
+		emit(g, "%s(c, %s, %lld%s);", k->fn, res, g->maxstr, args);
+		free(args);
+		return res;
+	case DO_CALL:
+		args = call_args(g, n);
+		emit(g, "%s(c%s);", k->fn, args);
+		free(args);
+		return xstrdup("0");
+	case KERNEL_READ:
+		return memory_read(g, n, "rt_kread", k->size, k->is_signed);
+	case USER_READ:
+		return memory_read(g, n, "rt_uread", k->size, k->is_signed);
+	case ARG_READ: {
+		char *arg = cg_expr(g, n->list);
+		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+		char *loc = loc_literal(n);
+		res = new_long_temp(g);
+		emit(g, "%s = rt_arg(c, %s, %d, %d, %s, %s);", res, arg, k->size, k->is_signed, what,
+		     loc);
+		fail_check(g);
+		free(arg);
+		free(text);
+		free(what);
+		free(loc);
+		return res;
+	}
+	case OWN_CODE:
+		break;
+	}
+	return cg_builtin_own(g, n);
+}
+
+/* The built-ins whose code is their own (OWN in sema/builtins.h). */
+static char *cg_builtin_own(struct cg *g, struct node *n)
 {
 	const struct builtin *b = n->builtin;
 	char *res = NULL, *loc = NULL;
@@ -247,9 +326,6 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(args);
 		return res;
 	}
-	case B_EXIT:
-		emit(g, "rt_exit(c);");
-		return xstrdup("0");
 	case B_ADDR_TO_NODE: {
 		char *addr = cg_expr(g, n->list);
 		char *t = new_long_temp(g);
@@ -257,20 +333,6 @@ char *cg_builtin(struct cg *g, struct node *n)
 		fail_check(g);
 		free(addr);
 		return t;
-	}
-	case B_SYSTEM: {
-		char *cmd = cg_expr(g, n->list);
-		emit(g, "rt_system(c, %s);", cmd);
-		free(cmd);
-		return xstrdup("0");
-	}
-	case B_PRINTK: {
-		char *level = cg_expr(g, n->list);
-		char *msg = cg_expr(g, n->list->next);
-		emit(g, "rt_printk(c, %s, %s);", level, msg);
-		free(level);
-		free(msg);
-		return xstrdup("0");
 	}
 	case B_ERROR:
 	case B_WARN: {
@@ -284,32 +346,6 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(msg);
 		return xstrdup("0");
 	}
-	case B_EXECNAME:
-	case B_PROBEFUNC:
-	case B_PP:
-	case B_PEXECNAME:
-	case B_PROBEMOD:
-	case B_PPFUNC:
-	case B_CMDLINE_STR:
-	case B_BACKTRACE:
-	case B_MODULE_NAME:
-	case B_PN:
-	case B_SPRINT_BACKTRACE: {
-		static const char *const fn[] = { [B_EXECNAME] = "rt_execname",
-						  [B_MODULE_NAME] = "rt_module_name",
-						  [B_PN] = "rt_pn",
-						  [B_PROBEFUNC] = "rt_probefunc",
-						  [B_PP] = "rt_pp",
-						  [B_PEXECNAME] = "rt_pexecname",
-						  [B_PROBEMOD] = "rt_probemod",
-						  [B_PPFUNC] = "rt_probefunc",
-						  [B_CMDLINE_STR] = "rt_cmdline_str",
-						  [B_BACKTRACE] = "rt_backtrace",
-						  [B_SPRINT_BACKTRACE] = "rt_sprint_backtrace" };
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld);", fn[b->id], res, g->maxstr);
-		return res;
-	}
 	case B_CMDLINE_ARGS:
 	case B_CMDLINE_ARG: {
 		char *first = cg_expr(g, n->list);
@@ -320,52 +356,6 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(first);
 		free(last);
 		free(delim);
-		return res;
-	}
-	case B_ERRNO_STR:
-	case B_SYMNAME:
-	case B_SYMDATA:
-	case B_USYMNAME:
-	case B_USYMDATA:
-	case B_UMODNAME: {
-		static const char *const fn[] = { [B_ERRNO_STR] = "rt_errno_str",
-						  [B_SYMNAME] = "rt_symname",
-						  [B_SYMDATA] = "rt_symdata",
-						  [B_USYMNAME] = "rt_usymname",
-						  [B_USYMDATA] = "rt_usymdata",
-						  [B_UMODNAME] = "rt_umodname" };
-		char *v = cg_expr(g, n->list);
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld, %s);", fn[b->id], res, g->maxstr, v);
-		free(v);
-		return res;
-	}
-	case B_GID:
-		return xstrdup("rt_gid(c)");
-	case B_EUID:
-		return xstrdup("rt_euid(c)");
-	case B_EGID:
-		return xstrdup("rt_egid(c)");
-	case B_TASK_CURRENT:
-		return xstrdup("rt_task_current(c)");
-	case B_HZ:
-		return xstrdup("rt_hz(c)");
-	case B_IS_RETURN:
-		return xstrdup("rt_is_return(c)");
-	case B_STP_PID:
-		return xstrdup("rt_stp_pid(c)");
-	case B_ADDR:
-		return xstrdup("rt_addr(c)");
-	case B_USER_MODE:
-		return xstrdup("rt_user_mode(c)");
-	case B_UADDR:
-		return xstrdup("rt_uaddr(c)");
-	case B_GET_CYCLES:
-		return xstrdup("rt_get_cycles(c)");
-	case B_PID2TASK: {
-		char *pid = cg_expr(g, n->list);
-		res = xasprintf("rt_pid2task(c, %s)", pid);
-		free(pid);
 		return res;
 	}
 	case B_TZ_GMTOFF:
@@ -382,78 +372,8 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(zone);
 		return res;
 	}
-	case B_PRINT_BACKTRACE:
-		emit(g, "rt_print_backtrace(c);");
-		return xstrdup("0");
-	case B_PRINT_STACK: {
-		char *v = cg_expr(g, n->list);
-		emit(g, "rt_print_stack(c, %s);", v);
-		free(v);
-		return xstrdup("0");
-	}
-	case B_UBACKTRACE:
-	case B_SPRINT_UBACKTRACE:
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld);",
-		     b->id == B_UBACKTRACE ? "rt_ubacktrace" : "rt_sprint_ubacktrace", res, g->maxstr);
-		return res;
-	case B_UCALLERS: {
-		char *v = cg_expr(g, n->list);
-		res = new_string_temp(g);
-		emit(g, "rt_ucallers(c, %s, %lld, %s);", res, g->maxstr, v);
-		free(v);
-		return res;
-	}
-	case B_PRINT_UBACKTRACE:
-	case B_PRINT_UBACKTRACE_FILELINE:
-		emit(g, "%s(c);", b->id == B_PRINT_UBACKTRACE ? "rt_print_ubacktrace"
-							: "rt_print_ubacktrace_fileline");
-		return xstrdup("0");
-	case B_USYMFILELINE:
-	case B_USYMFILE: {
-		char *v = cg_expr(g, n->list);
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld, %s);", b->id == B_USYMFILE ? "rt_usymfile" : "rt_usymfileline",
-		     res, g->maxstr, v);
-		free(v);
-		return res;
-	}
-	case B_PRINT_USTACK: {
-		char *v = cg_expr(g, n->list);
-		emit(g, "rt_print_ustack(c, %s);", v);
-		free(v);
-		return xstrdup("0");
-	}
-	case B_SPRINT_USTACK:
-	case B_SPRINT_USTACK_FOLDED: {
-		char *v = cg_expr(g, n->list);
-		res = new_string_temp(g);
-		emit(g, "%s(c, %s, %lld, %s);",
-		     b->id == B_SPRINT_USTACK ? "rt_sprint_ustack" : "rt_sprint_ustack_folded", res,
-		     g->maxstr, v);
-		free(v);
-		return res;
-	}
-	case B_PID:
-		return xstrdup("rt_pid(c)");
-	case B_TID:
-		return xstrdup("rt_tid(c)");
-	case B_PPID:
-		return xstrdup("rt_ppid(c)");
-	case B_UID:
-		return xstrdup("rt_uid(c)");
-	case B_CPU:
-		return xstrdup("rt_cpu(c)");
-	case B_TARGET:
-		return xstrdup("rt_target(c)");
-	case B_GETTIMEOFDAY_NS:
-		return xstrdup("rt_gettimeofday_ns(c)");
-	case B_KTIME_NS:
-		return xstrdup("rt_local_clock_ns(c)");
 	case B_CPU_CLOCK_NS:
 		return long_result(g, n, "rt_cpu_clock_ns", "c", "", true);
-	case B_JIFFIES:
-		return xstrdup("rt_jiffies(c)");
 	case B_STRLEN:
 		return long_result(g, n, "rt_strlen", "", "", false);
 	case B_SUBSTR:
@@ -568,69 +488,6 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(addr);
 		return res;
 	}
-	case B_USER_LONG:
-	case B_USER_ULONG:
-	case B_USER_INT:
-	case B_USER_UINT32:
-	case B_USER_SHORT:
-	case B_USER_USHORT:
-	case B_USER_CHAR:
-	case B_USER_INT8:
-	case B_USER_UINT8:
-	case B_USER_INT16:
-	case B_USER_UINT16:
-	case B_USER_INT32:
-	case B_USER_INT64:
-	case B_USER_UINT64: {
-		static const struct { int size; bool is_signed; } shape[] = {
-			[B_USER_LONG - B_USER_LONG] = { 8, true },   [B_USER_ULONG - B_USER_LONG] = { 8, false },
-			[B_USER_INT - B_USER_LONG] = { 4, true },    [B_USER_UINT32 - B_USER_LONG] = { 4, false },
-			[B_USER_SHORT - B_USER_LONG] = { 2, true },  [B_USER_USHORT - B_USER_LONG] = { 2, false },
-			[B_USER_CHAR - B_USER_LONG] = { 1, true },   [B_USER_INT8 - B_USER_LONG] = { 1, true },
-			[B_USER_UINT8 - B_USER_LONG] = { 1, false }, [B_USER_INT16 - B_USER_LONG] = { 2, true },
-			[B_USER_UINT16 - B_USER_LONG] = { 2, false }, [B_USER_INT32 - B_USER_LONG] = { 4, true },
-			[B_USER_INT64 - B_USER_LONG] = { 8, true },  [B_USER_UINT64 - B_USER_LONG] = { 8, false },
-		};
-		return memory_read(g, n, "rt_uread", shape[b->id - B_USER_LONG].size,
-				   shape[b->id - B_USER_LONG].is_signed);
-	}
-	case B_KERNEL_LONG:
-	case B_KERNEL_INT:
-	case B_KERNEL_SHORT:
-	case B_KERNEL_CHAR:
-	case B_KERNEL_POINTER: {
-		static const int size[] = { [B_KERNEL_LONG] = 8, [B_KERNEL_INT] = 4,
-					    [B_KERNEL_SHORT] = 2, [B_KERNEL_CHAR] = 1,
-					    [B_KERNEL_POINTER] = 8 };
-		return memory_read(g, n, "rt_kread", size[b->id], b->id != B_KERNEL_POINTER);
-	}
-	case B_INT_ARG:
-	case B_UINT_ARG:
-	case B_S32_ARG:
-	case B_U32_ARG:
-	case B_LONG_ARG:
-	case B_ULONG_ARG:
-	case B_LONGLONG_ARG:
-	case B_ULONGLONG_ARG:
-	case B_S64_ARG:
-	case B_U64_ARG:
-	case B_POINTER_ARG: {
-		int size = 8;
-		bool is_signed = false;
-		arg_builtin(b, &size, &is_signed);
-		char *arg = cg_expr(g, n->list);
-		char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
-		loc = loc_literal(n);
-		res = new_long_temp(g);
-		emit(g, "%s = rt_arg(c, %s, %d, %d, %s, %s);", res, arg, size, is_signed, what,
-		     loc);
-		fail_check(g);
-		free(arg);
-		free(text);
-		free(what);
-		free(loc);
-		return res;
-	}
 	case B_PERF_READ:
 		res = new_long_temp(g);
 		emit(g, "%s = rt_counter_read(c, %lld);", res, n->num);
@@ -681,6 +538,8 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free_list(vals, count);
 		return res;
 	}
+	default: /* emitted from their code column by cg_builtin */
+		break;
 	}
 	return xstrdup("0");
 }

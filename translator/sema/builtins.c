@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct builtin builtins[] = {
-#define X(id, name, sig, ctx, doc) { id, name, sig, ctx, doc },
+#define X(id, name, sig, ctx, code, doc) { id, name, sig, ctx, doc },
 	BUILTINS(X)
 #undef X
 };

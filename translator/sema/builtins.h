@@ -10,6 +10,16 @@
  * nothing), ARGS one letter per argument ('l', 's', '*' any value, a
  * histogram too where printing takes one), and a final '.' for any number
  * more like the letter before it ("v:*." is one or more of anything).
+ *
+ * The code column says what pass 3 makes of a call (back/cg-builtins.c),
+ * the arguments evaluated left to right:
+ *   VALUE(fn)     the expression fn(c, args...)
+ *   STRING(fn)    fn(c, result, MAXSTRINGLEN, args...) fills a string
+ *   DO(fn)        the statement fn(c, args...); the call's value is 0
+ *   KREAD(n, s)   n bytes at a kernel address, signed if s (rt_kread)
+ *   UREAD(n, s)   the same at a user address (rt_uread)
+ *   ARG(n, s)     argument N by the calling convention, n bytes (rt_arg)
+ *   OWN           code of its own in cg-builtins.c
  */
 #ifndef TAPLINE_BUILTINS_H
 #define TAPLINE_BUILTINS_H
@@ -18,155 +28,155 @@
 
 #define BUILTINS(X)                                                                         \
 	/* output */ \
-	X(B_PRINT, "print", "v:*.", false, "Print each argument, with no separator.") \
-	X(B_PRINTLN, "println", "v:.", false, "Print each argument, then a newline.") \
-	X(B_PRINTD, "printd", "v:s*.", false, "Print the arguments after the first, separated by the first.") \
-	X(B_PRINTDLN, "printdln", "v:s*.", false, "Print the arguments after the first, separated by the first, then a newline.") \
-	X(B_PRINTF, "printf", "v:s.", false, "Print the arguments as the format (the first) says.") \
-	X(B_SPRINT, "sprint", "s:*.", false, "The arguments as print() would print them.") \
-	X(B_SPRINTLN, "sprintln", "s:.", false, "The arguments as println() would print them.") \
-	X(B_SPRINTD, "sprintd", "s:s*.", false, "The arguments as printd() would print them.") \
-	X(B_SPRINTDLN, "sprintdln", "s:s*.", false, "The arguments as printdln() would print them.") \
-	X(B_SPRINTF, "sprintf", "s:s.", false, "The arguments as printf() would print them.") \
+	X(B_PRINT, "print", "v:*.", false, OWN, "Print each argument, with no separator.") \
+	X(B_PRINTLN, "println", "v:.", false, OWN, "Print each argument, then a newline.") \
+	X(B_PRINTD, "printd", "v:s*.", false, OWN, "Print the arguments after the first, separated by the first.") \
+	X(B_PRINTDLN, "printdln", "v:s*.", false, OWN, "Print the arguments after the first, separated by the first, then a newline.") \
+	X(B_PRINTF, "printf", "v:s.", false, OWN, "Print the arguments as the format (the first) says.") \
+	X(B_SPRINT, "sprint", "s:*.", false, OWN, "The arguments as print() would print them.") \
+	X(B_SPRINTLN, "sprintln", "s:.", false, OWN, "The arguments as println() would print them.") \
+	X(B_SPRINTD, "sprintd", "s:s*.", false, OWN, "The arguments as printd() would print them.") \
+	X(B_SPRINTDLN, "sprintdln", "s:s*.", false, OWN, "The arguments as printdln() would print them.") \
+	X(B_SPRINTF, "sprintf", "s:s.", false, OWN, "The arguments as printf() would print them.") \
 	/* control */ \
-	X(B_EXIT, "exit", "v:", false, "Stop the script once this probe hit ends: the end probes run.") \
-	X(B_ERROR, "error", "v:s", false, "End the script with this message: the error probes run.") \
-	X(B_WARN, "warn", "v:s", false, "Print this warning on stderr; the script goes on.") \
-	X(B_ADDR_TO_NODE, "addr_to_node", "l:l", true, "The NUMA node of the memory at a kernel address (of the direct map: kmalloc, page addresses); an error for others.") \
-	X(B_SYSTEM, "system", "v:s", false, "Run this command with /bin/sh, in the background, as the user running staprun, soon after this hit (at most 1023 bytes).") \
-	X(B_PRINTK, "printk", "v:ls", false, "Guru mode: print the message and a newline in the kernel log at a level, 0 (KERN_EMERG) to 7 (KERN_DEBUG).") \
+	X(B_EXIT, "exit", "v:", false, DO(rt_exit), "Stop the script once this probe hit ends: the end probes run.") \
+	X(B_ERROR, "error", "v:s", false, OWN, "End the script with this message: the error probes run.") \
+	X(B_WARN, "warn", "v:s", false, OWN, "Print this warning on stderr; the script goes on.") \
+	X(B_ADDR_TO_NODE, "addr_to_node", "l:l", true, OWN, "The NUMA node of the memory at a kernel address (of the direct map: kmalloc, page addresses); an error for others.") \
+	X(B_SYSTEM, "system", "v:s", false, DO(rt_system), "Run this command with /bin/sh, in the background, as the user running staprun, soon after this hit (at most 1023 bytes).") \
+	X(B_PRINTK, "printk", "v:ls", false, DO(rt_printk), "Guru mode: print the message and a newline in the kernel log at a level, 0 (KERN_EMERG) to 7 (KERN_DEBUG).") \
 	/* context */ \
-	X(B_EXECNAME, "execname", "s:", true, "The name of the current process.") \
-	X(B_PID, "pid", "l:", true, "The current process id (its thread group id).") \
-	X(B_PN, "pn", "s:", false, "The probe's name as the script wrote it: its alias (syscall.read), else the probe point.") \
-	X(B_MODULE_NAME, "module_name", "s:", false, "The name of the script's kernel module (stap -m, else stap_...).") \
-	X(B_TID, "tid", "l:", true, "The current thread id.") \
-	X(B_PPID, "ppid", "l:", true, "The parent process's id.") \
-	X(B_UID, "uid", "l:", true, "The current process's user id.") \
-	X(B_CPU, "cpu", "l:", true, "The CPU the probe hit runs on.") \
-	X(B_PROBEFUNC, "probefunc", "s:", true, "The probed function.") \
-	X(B_PP, "pp", "s:", true, "The probe point that fired, as a probe point.") \
-	X(B_TARGET, "target", "l:", false, "The process id given with -x, or of the command of -c.") \
-	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false, "Nanoseconds since the epoch.") \
-	X(B_KTIME_NS, "local_clock_ns", "l:", false, "Nanoseconds from this CPU's clock: monotonic on one CPU, cheap.") \
-	X(B_CPU_CLOCK_NS, "cpu_clock_ns", "l:l", false, "Nanoseconds from CPU N's clock (the scheduler's, as local_clock_ns() reads its own).") \
-	X(B_JIFFIES, "jiffies", "l:", false, "The kernel's jiffies counter.") \
-	X(B_GID, "gid", "l:", true, "The current process's group id.") \
-	X(B_EUID, "euid", "l:", true, "The current process's effective user id.") \
-	X(B_EGID, "egid", "l:", true, "The current process's effective group id.") \
-	X(B_PEXECNAME, "pexecname", "s:", true, "The name of the current process's parent.") \
-	X(B_TASK_CURRENT, "task_current", "l:", true, "The current task, a struct task_struct pointer for the task_*() functions.") \
-	X(B_HZ, "HZ", "l:", false, "The kernel's timer ticks per second.") \
-	X(B_PROBEMOD, "probemod", "s:", true, "The module of the probe point that fired, or \"kernel\".") \
-	X(B_PPFUNC, "ppfunc", "s:", true, "The function (or tracepoint) the probe point that fired names.") \
-	X(B_IS_RETURN, "is_return", "l:", true, "Whether the probe that fired is a return probe.") \
-	X(B_STP_PID, "stp_pid", "l:", false, "The process id of the staprun running the script.") \
-	X(B_CMDLINE_STR, "cmdline_str", "s:", true, "The current process's command line, its arguments separated by spaces.") \
-	X(B_CMDLINE_ARGS, "cmdline_args", "s:lls", true, "Arguments N to M (-1: the last) of the current process's command line, separated by DELIM.") \
-	X(B_CMDLINE_ARG, "cmdline_arg", "s:l", true, "Argument N of the current process's command line (0: the program).") \
-	X(B_ADDR, "addr", "l:", true, "Where the hit is: a kernel function probe's address, or the instruction timer.profile or perf interrupted.") \
-	X(B_USER_MODE, "user_mode", "l:", true, "Whether timer.profile or perf interrupted user space (else the kernel).") \
-	X(B_UADDR, "uaddr", "l:", true, "The user-space address the current process would return to (its saved instruction pointer), 0 in a kernel thread.") \
-	X(B_GET_CYCLES, "get_cycles", "l:", false, "The CPU's cycle counter (its time-stamp counter on x86-64).") \
-	X(B_PID2TASK, "pid2task", "l:l", false, "The struct task_struct of process PID (0 if there is none), for the task_*() functions.") \
-	X(B_ERRNO_STR, "errno_str", "s:l", false, "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
-	X(B_TZ_GMTOFF, "tz_gmtoff", "l:", false, "The translating machine's time zone offset, in seconds west of UTC.") \
-	X(B_TZ_NAME, "tz_name", "s:", false, "The translating machine's time zone name.") \
+	X(B_EXECNAME, "execname", "s:", true, STRING(rt_execname), "The name of the current process.") \
+	X(B_PID, "pid", "l:", true, VALUE(rt_pid), "The current process id (its thread group id).") \
+	X(B_PN, "pn", "s:", false, STRING(rt_pn), "The probe's name as the script wrote it: its alias (syscall.read), else the probe point.") \
+	X(B_MODULE_NAME, "module_name", "s:", false, STRING(rt_module_name), "The name of the script's kernel module (stap -m, else stap_...).") \
+	X(B_TID, "tid", "l:", true, VALUE(rt_tid), "The current thread id.") \
+	X(B_PPID, "ppid", "l:", true, VALUE(rt_ppid), "The parent process's id.") \
+	X(B_UID, "uid", "l:", true, VALUE(rt_uid), "The current process's user id.") \
+	X(B_CPU, "cpu", "l:", true, VALUE(rt_cpu), "The CPU the probe hit runs on.") \
+	X(B_PROBEFUNC, "probefunc", "s:", true, STRING(rt_probefunc), "The probed function.") \
+	X(B_PP, "pp", "s:", true, STRING(rt_pp), "The probe point that fired, as a probe point.") \
+	X(B_TARGET, "target", "l:", false, VALUE(rt_target), "The process id given with -x, or of the command of -c.") \
+	X(B_GETTIMEOFDAY_NS, "gettimeofday_ns", "l:", false, VALUE(rt_gettimeofday_ns), "Nanoseconds since the epoch.") \
+	X(B_KTIME_NS, "local_clock_ns", "l:", false, VALUE(rt_local_clock_ns), "Nanoseconds from this CPU's clock: monotonic on one CPU, cheap.") \
+	X(B_CPU_CLOCK_NS, "cpu_clock_ns", "l:l", false, OWN, "Nanoseconds from CPU N's clock (the scheduler's, as local_clock_ns() reads its own).") \
+	X(B_JIFFIES, "jiffies", "l:", false, VALUE(rt_jiffies), "The kernel's jiffies counter.") \
+	X(B_GID, "gid", "l:", true, VALUE(rt_gid), "The current process's group id.") \
+	X(B_EUID, "euid", "l:", true, VALUE(rt_euid), "The current process's effective user id.") \
+	X(B_EGID, "egid", "l:", true, VALUE(rt_egid), "The current process's effective group id.") \
+	X(B_PEXECNAME, "pexecname", "s:", true, STRING(rt_pexecname), "The name of the current process's parent.") \
+	X(B_TASK_CURRENT, "task_current", "l:", true, VALUE(rt_task_current), "The current task, a struct task_struct pointer for the task_*() functions.") \
+	X(B_HZ, "HZ", "l:", false, VALUE(rt_hz), "The kernel's timer ticks per second.") \
+	X(B_PROBEMOD, "probemod", "s:", true, STRING(rt_probemod), "The module of the probe point that fired, or \"kernel\".") \
+	X(B_PPFUNC, "ppfunc", "s:", true, STRING(rt_probefunc), "The function (or tracepoint) the probe point that fired names.") \
+	X(B_IS_RETURN, "is_return", "l:", true, VALUE(rt_is_return), "Whether the probe that fired is a return probe.") \
+	X(B_STP_PID, "stp_pid", "l:", false, VALUE(rt_stp_pid), "The process id of the staprun running the script.") \
+	X(B_CMDLINE_STR, "cmdline_str", "s:", true, STRING(rt_cmdline_str), "The current process's command line, its arguments separated by spaces.") \
+	X(B_CMDLINE_ARGS, "cmdline_args", "s:lls", true, OWN, "Arguments N to M (-1: the last) of the current process's command line, separated by DELIM.") \
+	X(B_CMDLINE_ARG, "cmdline_arg", "s:l", true, OWN, "Argument N of the current process's command line (0: the program).") \
+	X(B_ADDR, "addr", "l:", true, VALUE(rt_addr), "Where the hit is: a kernel function probe's address, or the instruction timer.profile or perf interrupted.") \
+	X(B_USER_MODE, "user_mode", "l:", true, VALUE(rt_user_mode), "Whether timer.profile or perf interrupted user space (else the kernel).") \
+	X(B_UADDR, "uaddr", "l:", true, VALUE(rt_uaddr), "The user-space address the current process would return to (its saved instruction pointer), 0 in a kernel thread.") \
+	X(B_GET_CYCLES, "get_cycles", "l:", false, VALUE(rt_get_cycles), "The CPU's cycle counter (its time-stamp counter on x86-64).") \
+	X(B_PID2TASK, "pid2task", "l:l", false, VALUE(rt_pid2task), "The struct task_struct of process PID (0 if there is none), for the task_*() functions.") \
+	X(B_ERRNO_STR, "errno_str", "s:l", false, STRING(rt_errno_str), "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
+	X(B_TZ_GMTOFF, "tz_gmtoff", "l:", false, OWN, "The translating machine's time zone offset, in seconds west of UTC.") \
+	X(B_TZ_NAME, "tz_name", "s:", false, OWN, "The translating machine's time zone name.") \
 	/* kernel symbols and call chains */ \
-	X(B_SYMNAME, "symname", "s:l", false, "The name of the kernel function or object at an address.") \
-	X(B_SYMDATA, "symdata", "s:l", false, "The symbol at an address with offset, size and module: \"vfs_read+0x10/0x1a0 [kernel]\".") \
-	X(B_USYMNAME, "usymname", "s:l", true, "The name of the function or object at a user-space address of the current process, in a file the script probes (else the address in hex).") \
-	X(B_USYMDATA, "usymdata", "s:l", true, "The user-space symbol at an address with offset, size and file: \"main+0x10/0x80 [/usr/bin/prog]\".") \
-	X(B_UMODNAME, "umodname", "s:l", true, "The file (program or library) mapped at a user-space address of the current process (\"\" if none).") \
-	X(B_BACKTRACE, "backtrace", "s:", true, "The kernel call chain of the hit, innermost first, as hex addresses.") \
-	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, "Print the kernel call chain of the hit, one symbolized line per frame.") \
-	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, "The kernel call chain as print_backtrace() prints it.") \
-	X(B_PRINT_STACK, "print_stack", "v:s", false, "Print a backtrace() string, one symbolized line per address.") \
-	X(B_UBACKTRACE, "ubacktrace", "s:", true, "The current task's user stack, innermost first: a token that prints as hex addresses, unwound by staprun; arrays keyed by it merge equal stacks.") \
-	X(B_UCALLERS, "ucallers", "s:l", true, "The first N callers in the current task's user stack (ubacktrace() without the innermost frame).") \
-	X(B_PRINT_UBACKTRACE, "print_ubacktrace", "v:", true, "Print the current task's user stack, one symbolized line per frame (inline frames too).") \
-	X(B_SPRINT_UBACKTRACE, "sprint_ubacktrace", "s:", true, "The current task's user stack as \"sym+off [file]\" lines (a token staprun expands where it is printed).") \
-	X(B_PRINT_UBACKTRACE_FILELINE, "print_ubacktrace_fileline", "v:", true, "Print the current task's user stack as print_ubacktrace() does, with each frame's source file and line.") \
-	X(B_USYMFILELINE, "usymfileline", "s:l", true, "The source file and line (\"file:line\") of a user-space address of the current process, else the address in hex; named by staprun.") \
-	X(B_USYMFILE, "usymfile", "s:l", true, "The source file of a user-space address of the current process, else the address in hex; named by staprun.") \
-	X(B_PRINT_USTACK, "print_ustack", "v:s", false, "Print a ubacktrace() string, one symbolized line per frame.") \
-	X(B_SPRINT_USTACK, "sprint_ustack", "s:s", false, "A ubacktrace() string as sprint_ubacktrace() gives it.") \
-	X(B_SPRINT_USTACK_FOLDED, "sprint_ustack_folded", "s:s", false, "A ubacktrace() string as one line of folded frames, outermost first, separated by ';' (for flame graphs).") \
+	X(B_SYMNAME, "symname", "s:l", false, STRING(rt_symname), "The name of the kernel function or object at an address.") \
+	X(B_SYMDATA, "symdata", "s:l", false, STRING(rt_symdata), "The symbol at an address with offset, size and module: \"vfs_read+0x10/0x1a0 [kernel]\".") \
+	X(B_USYMNAME, "usymname", "s:l", true, STRING(rt_usymname), "The name of the function or object at a user-space address of the current process, in a file the script probes (else the address in hex).") \
+	X(B_USYMDATA, "usymdata", "s:l", true, STRING(rt_usymdata), "The user-space symbol at an address with offset, size and file: \"main+0x10/0x80 [/usr/bin/prog]\".") \
+	X(B_UMODNAME, "umodname", "s:l", true, STRING(rt_umodname), "The file (program or library) mapped at a user-space address of the current process (\"\" if none).") \
+	X(B_BACKTRACE, "backtrace", "s:", true, STRING(rt_backtrace), "The kernel call chain of the hit, innermost first, as hex addresses.") \
+	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, DO(rt_print_backtrace), "Print the kernel call chain of the hit, one symbolized line per frame.") \
+	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, STRING(rt_sprint_backtrace), "The kernel call chain as print_backtrace() prints it.") \
+	X(B_PRINT_STACK, "print_stack", "v:s", false, DO(rt_print_stack), "Print a backtrace() string, one symbolized line per address.") \
+	X(B_UBACKTRACE, "ubacktrace", "s:", true, STRING(rt_ubacktrace), "The current task's user stack, innermost first: a token that prints as hex addresses, unwound by staprun; arrays keyed by it merge equal stacks.") \
+	X(B_UCALLERS, "ucallers", "s:l", true, STRING(rt_ucallers), "The first N callers in the current task's user stack (ubacktrace() without the innermost frame).") \
+	X(B_PRINT_UBACKTRACE, "print_ubacktrace", "v:", true, DO(rt_print_ubacktrace), "Print the current task's user stack, one symbolized line per frame (inline frames too).") \
+	X(B_SPRINT_UBACKTRACE, "sprint_ubacktrace", "s:", true, STRING(rt_sprint_ubacktrace), "The current task's user stack as \"sym+off [file]\" lines (a token staprun expands where it is printed).") \
+	X(B_PRINT_UBACKTRACE_FILELINE, "print_ubacktrace_fileline", "v:", true, DO(rt_print_ubacktrace_fileline), "Print the current task's user stack as print_ubacktrace() does, with each frame's source file and line.") \
+	X(B_USYMFILELINE, "usymfileline", "s:l", true, STRING(rt_usymfileline), "The source file and line (\"file:line\") of a user-space address of the current process, else the address in hex; named by staprun.") \
+	X(B_USYMFILE, "usymfile", "s:l", true, STRING(rt_usymfile), "The source file of a user-space address of the current process, else the address in hex; named by staprun.") \
+	X(B_PRINT_USTACK, "print_ustack", "v:s", false, DO(rt_print_ustack), "Print a ubacktrace() string, one symbolized line per frame.") \
+	X(B_SPRINT_USTACK, "sprint_ustack", "s:s", false, STRING(rt_sprint_ustack), "A ubacktrace() string as sprint_ubacktrace() gives it.") \
+	X(B_SPRINT_USTACK_FOLDED, "sprint_ustack_folded", "s:s", false, STRING(rt_sprint_ustack_folded), "A ubacktrace() string as one line of folded frames, outermost first, separated by ';' (for flame graphs).") \
 	/* kernel memory, read fault-safe */ \
-	X(B_KERNEL_STRING, "kernel_string", "s:l", false, "The NUL-terminated string at a kernel address.") \
-	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false, "The string at a kernel address, or the second argument if it cannot be read.") \
-	X(B_KERNEL_STRING_N, "kernel_string_n", "s:ll", false, "At most N bytes of the string at a kernel address.") \
-	X(B_KERNEL_LONG, "kernel_long", "l:l", false, "The long at a kernel address.") \
-	X(B_KERNEL_INT, "kernel_int", "l:l", false, "The int at a kernel address.") \
-	X(B_KERNEL_SHORT, "kernel_short", "l:l", false, "The short at a kernel address.") \
-	X(B_KERNEL_CHAR, "kernel_char", "l:l", false, "The char at a kernel address.") \
-	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false, "The pointer at a kernel address.") \
-	/* the current process's memory, read without waiting for pages; kept \
-	 * together, user_long first and user_uint64 last, and user_string to \
-	 * user_string_n2: codegen takes them as ranges */ \
-	X(B_USER_LONG, "user_long", "l:l", true, "The long at a user address of the current process.") \
-	X(B_USER_ULONG, "user_ulong", "l:l", true, "The unsigned long at a user address.") \
-	X(B_USER_INT, "user_int", "l:l", true, "The int at a user address.") \
-	X(B_USER_UINT32, "user_uint32", "l:l", true, "The unsigned 32-bit number at a user address.") \
-	X(B_USER_SHORT, "user_short", "l:l", true, "The short at a user address.") \
-	X(B_USER_USHORT, "user_ushort", "l:l", true, "The unsigned short at a user address.") \
-	X(B_USER_CHAR, "user_char", "l:l", true, "The char at a user address.") \
-	X(B_USER_INT8, "user_int8", "l:l", true, "The signed byte at a user address.") \
-	X(B_USER_UINT8, "user_uint8", "l:l", true, "The unsigned byte at a user address.") \
-	X(B_USER_INT16, "user_int16", "l:l", true, "The signed 16-bit number at a user address.") \
-	X(B_USER_UINT16, "user_uint16", "l:l", true, "The unsigned 16-bit number at a user address.") \
-	X(B_USER_INT32, "user_int32", "l:l", true, "The signed 32-bit number at a user address.") \
-	X(B_USER_INT64, "user_int64", "l:l", true, "The signed 64-bit number at a user address.") \
-	X(B_USER_UINT64, "user_uint64", "l:l", true, "The unsigned 64-bit number at a user address.") \
-	X(B_USER_STRING, "user_string", "s:l", true, "The NUL-terminated string at a user address of the current process.") \
-	X(B_USER_STRING2, "user_string2", "s:ls", true, "The string at a user address, or the second argument if it cannot be read.") \
-	X(B_USER_STRING_N, "user_string_n", "s:ll", true, "At most N bytes of the string at a user address.") \
-	X(B_USER_STRING_N2, "user_string_n2", "s:lls", true, "At most N bytes of it, or the third argument if it cannot be read.") \
-	X(B_USER_STRING_QUOTED, "user_string_quoted", "s:l", true, "The string at a user address, quoted; \"NULL\" for 0, the address in hex if it cannot be read.") \
+	X(B_KERNEL_STRING, "kernel_string", "s:l", false, OWN, "The NUL-terminated string at a kernel address.") \
+	X(B_KERNEL_STRING2, "kernel_string2", "s:ls", false, OWN, "The string at a kernel address, or the second argument if it cannot be read.") \
+	X(B_KERNEL_STRING_N, "kernel_string_n", "s:ll", false, OWN, "At most N bytes of the string at a kernel address.") \
+	X(B_KERNEL_LONG, "kernel_long", "l:l", false, KREAD(8, true), "The long at a kernel address.") \
+	X(B_KERNEL_INT, "kernel_int", "l:l", false, KREAD(4, true), "The int at a kernel address.") \
+	X(B_KERNEL_SHORT, "kernel_short", "l:l", false, KREAD(2, true), "The short at a kernel address.") \
+	X(B_KERNEL_CHAR, "kernel_char", "l:l", false, KREAD(1, true), "The char at a kernel address.") \
+	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false, KREAD(8, false), "The pointer at a kernel address.") \
+	/* the current process's memory, read without waiting for pages; \
+	 * user_string to user_string_n2 kept together: codegen takes them as \
+	 * a range */ \
+	X(B_USER_LONG, "user_long", "l:l", true, UREAD(8, true), "The long at a user address of the current process.") \
+	X(B_USER_ULONG, "user_ulong", "l:l", true, UREAD(8, false), "The unsigned long at a user address.") \
+	X(B_USER_INT, "user_int", "l:l", true, UREAD(4, true), "The int at a user address.") \
+	X(B_USER_UINT32, "user_uint32", "l:l", true, UREAD(4, false), "The unsigned 32-bit number at a user address.") \
+	X(B_USER_SHORT, "user_short", "l:l", true, UREAD(2, true), "The short at a user address.") \
+	X(B_USER_USHORT, "user_ushort", "l:l", true, UREAD(2, false), "The unsigned short at a user address.") \
+	X(B_USER_CHAR, "user_char", "l:l", true, UREAD(1, true), "The char at a user address.") \
+	X(B_USER_INT8, "user_int8", "l:l", true, UREAD(1, true), "The signed byte at a user address.") \
+	X(B_USER_UINT8, "user_uint8", "l:l", true, UREAD(1, false), "The unsigned byte at a user address.") \
+	X(B_USER_INT16, "user_int16", "l:l", true, UREAD(2, true), "The signed 16-bit number at a user address.") \
+	X(B_USER_UINT16, "user_uint16", "l:l", true, UREAD(2, false), "The unsigned 16-bit number at a user address.") \
+	X(B_USER_INT32, "user_int32", "l:l", true, UREAD(4, true), "The signed 32-bit number at a user address.") \
+	X(B_USER_INT64, "user_int64", "l:l", true, UREAD(8, true), "The signed 64-bit number at a user address.") \
+	X(B_USER_UINT64, "user_uint64", "l:l", true, UREAD(8, false), "The unsigned 64-bit number at a user address.") \
+	X(B_USER_STRING, "user_string", "s:l", true, OWN, "The NUL-terminated string at a user address of the current process.") \
+	X(B_USER_STRING2, "user_string2", "s:ls", true, OWN, "The string at a user address, or the second argument if it cannot be read.") \
+	X(B_USER_STRING_N, "user_string_n", "s:ll", true, OWN, "At most N bytes of the string at a user address.") \
+	X(B_USER_STRING_N2, "user_string_n2", "s:lls", true, OWN, "At most N bytes of it, or the third argument if it cannot be read.") \
+	X(B_USER_STRING_QUOTED, "user_string_quoted", "s:l", true, OWN, "The string at a user address, quoted; \"NULL\" for 0, the address in hex if it cannot be read.") \
 	/* arguments by position at a function's entry, and its return value: no \
 	 * debug information needed (the x86-64 calling convention); kept together, \
 	 * int_arg first and returnval last: elaborate.c takes them as a range */ \
-	X(B_INT_ARG, "int_arg", "l:l", true, "Argument N of the probed function as an int (by the calling convention).") \
-	X(B_UINT_ARG, "uint_arg", "l:l", true, "Argument N as an unsigned int.") \
-	X(B_S32_ARG, "s32_arg", "l:l", true, "Argument N as a signed 32-bit number.") \
-	X(B_U32_ARG, "u32_arg", "l:l", true, "Argument N as an unsigned 32-bit number.") \
-	X(B_LONG_ARG, "long_arg", "l:l", true, "Argument N as a long.") \
-	X(B_ULONG_ARG, "ulong_arg", "l:l", true, "Argument N as an unsigned long.") \
-	X(B_LONGLONG_ARG, "longlong_arg", "l:l", true, "Argument N as a long long.") \
-	X(B_ULONGLONG_ARG, "ulonglong_arg", "l:l", true, "Argument N as an unsigned long long.") \
-	X(B_S64_ARG, "s64_arg", "l:l", true, "Argument N as a signed 64-bit number.") \
-	X(B_U64_ARG, "u64_arg", "l:l", true, "Argument N as an unsigned 64-bit number.") \
-	X(B_POINTER_ARG, "pointer_arg", "l:l", true, "Argument N as a pointer.") \
-	X(B_KREGISTER, "__kregister", "l:l", true, "DWARF register N at a kernel probe (what @kregister(N) expands to).") \
-	X(B_UREGISTER, "__uregister", "l:l", true, "DWARF register N of the current user task (what @uregister(N) expands to).") \
-	X(B_PERF_READ, "__perf_read", "l:s", true, "The current thread's count of the counter probe perf....counter(NAME) (what @perf(NAME) expands to); 0 where it does not count.") \
-	X(B_RETURNVAL, "returnval", "l:", true, "The probed function's return value (in a return probe).") \
-	X(B_ASMLINKAGE, "asmlinkage", "v:", false, "Nothing on x86-64: arguments are always where the calling convention puts them.") \
+	X(B_INT_ARG, "int_arg", "l:l", true, ARG(4, true), "Argument N of the probed function as an int (by the calling convention).") \
+	X(B_UINT_ARG, "uint_arg", "l:l", true, ARG(4, false), "Argument N as an unsigned int.") \
+	X(B_S32_ARG, "s32_arg", "l:l", true, ARG(4, true), "Argument N as a signed 32-bit number.") \
+	X(B_U32_ARG, "u32_arg", "l:l", true, ARG(4, false), "Argument N as an unsigned 32-bit number.") \
+	X(B_LONG_ARG, "long_arg", "l:l", true, ARG(8, false), "Argument N as a long.") \
+	X(B_ULONG_ARG, "ulong_arg", "l:l", true, ARG(8, false), "Argument N as an unsigned long.") \
+	X(B_LONGLONG_ARG, "longlong_arg", "l:l", true, ARG(8, false), "Argument N as a long long.") \
+	X(B_ULONGLONG_ARG, "ulonglong_arg", "l:l", true, ARG(8, false), "Argument N as an unsigned long long.") \
+	X(B_S64_ARG, "s64_arg", "l:l", true, ARG(8, false), "Argument N as a signed 64-bit number.") \
+	X(B_U64_ARG, "u64_arg", "l:l", true, ARG(8, false), "Argument N as an unsigned 64-bit number.") \
+	X(B_POINTER_ARG, "pointer_arg", "l:l", true, ARG(8, false), "Argument N as a pointer.") \
+	X(B_KREGISTER, "__kregister", "l:l", true, OWN, "DWARF register N at a kernel probe (what @kregister(N) expands to).") \
+	X(B_UREGISTER, "__uregister", "l:l", true, OWN, "DWARF register N of the current user task (what @uregister(N) expands to).") \
+	X(B_PERF_READ, "__perf_read", "l:s", true, OWN, "The current thread's count of the counter probe perf....counter(NAME) (what @perf(NAME) expands to); 0 where it does not count.") \
+	X(B_RETURNVAL, "returnval", "l:", true, OWN, "The probed function's return value (in a return probe).") \
+	X(B_ASMLINKAGE, "asmlinkage", "v:", false, OWN, "Nothing on x86-64: arguments are always where the calling convention puts them.") \
 	/* strings */ \
-	X(B_STRLEN, "strlen", "l:s", false, "The length of a string.") \
-	X(B_SUBSTR, "substr", "s:sll", false, "The part of a string from START, LENGTH bytes long.") \
-	X(B_ISINSTR, "isinstr", "l:ss", false, "Whether the second string occurs in the first.") \
-	X(B_STRPOS, "strpos", "l:ss", false, "Where the second string first occurs in the first, or -1.") \
-	X(B_TOKENIZE, "tokenize", "s:ss", false, "The next token of a string, split at any of the delimiters; an empty string goes on with the last one.") \
-	X(B_STR_REPLACE, "str_replace", "s:sss", false, "A string with every occurrence of the second replaced by the third.") \
-	X(B_TEXT_STR, "text_str", "s:s", false, "A string with non-printing characters escaped.") \
-	X(B_TEXT_STRN, "text_strn", "s:sll", false, "The same, at most N bytes, quoted if Q is not 0.") \
-	X(B_STRING_QUOTED, "string_quoted", "s:s", false, "A string quoted, its non-printing characters escaped.") \
-	X(B_STRTOL, "strtol", "l:sl", false, "A string as a number in base BASE.") \
-	X(B_STRINGAT, "stringat", "l:sl", false, "The character at position N of a string, as a number.") \
-	X(B_TOUPPER, "toupper", "s:s", false, "A string in upper case.") \
-	X(B_TOLOWER, "tolower", "s:s", false, "A string in lower case.") \
-	X(B_ISDIGIT, "isdigit", "l:s", false, "Whether a string starts with a digit.") \
-	X(B_MATCHED, "matched", "s:l", false, "Sub-expression N of the last regular expression match.") \
-	X(B_MATCHED_STR, "matched_str", "s:", false, "The whole of the last regular expression match.") \
-	X(B_NGROUPS, "ngroups", "l:", false, "How many sub-expressions the last regular expression match had.") \
+	X(B_STRLEN, "strlen", "l:s", false, OWN, "The length of a string.") \
+	X(B_SUBSTR, "substr", "s:sll", false, OWN, "The part of a string from START, LENGTH bytes long.") \
+	X(B_ISINSTR, "isinstr", "l:ss", false, OWN, "Whether the second string occurs in the first.") \
+	X(B_STRPOS, "strpos", "l:ss", false, OWN, "Where the second string first occurs in the first, or -1.") \
+	X(B_TOKENIZE, "tokenize", "s:ss", false, OWN, "The next token of a string, split at any of the delimiters; an empty string goes on with the last one.") \
+	X(B_STR_REPLACE, "str_replace", "s:sss", false, OWN, "A string with every occurrence of the second replaced by the third.") \
+	X(B_TEXT_STR, "text_str", "s:s", false, OWN, "A string with non-printing characters escaped.") \
+	X(B_TEXT_STRN, "text_strn", "s:sll", false, OWN, "The same, at most N bytes, quoted if Q is not 0.") \
+	X(B_STRING_QUOTED, "string_quoted", "s:s", false, OWN, "A string quoted, its non-printing characters escaped.") \
+	X(B_STRTOL, "strtol", "l:sl", false, OWN, "A string as a number in base BASE.") \
+	X(B_STRINGAT, "stringat", "l:sl", false, OWN, "The character at position N of a string, as a number.") \
+	X(B_TOUPPER, "toupper", "s:s", false, OWN, "A string in upper case.") \
+	X(B_TOLOWER, "tolower", "s:s", false, OWN, "A string in lower case.") \
+	X(B_ISDIGIT, "isdigit", "l:s", false, OWN, "Whether a string starts with a digit.") \
+	X(B_MATCHED, "matched", "s:l", false, OWN, "Sub-expression N of the last regular expression match.") \
+	X(B_MATCHED_STR, "matched_str", "s:", false, OWN, "The whole of the last regular expression match.") \
+	X(B_NGROUPS, "ngroups", "l:", false, OWN, "How many sub-expressions the last regular expression match had.") \
 	/* numbers */ \
-	X(B_ABS, "abs", "l:l", false, "The absolute value of a number.") \
-	X(B_MAX, "max", "l:ll", false, "The larger of two numbers.") \
-	X(B_MIN, "min", "l:ll", false, "The smaller of two numbers.")
+	X(B_ABS, "abs", "l:l", false, OWN, "The absolute value of a number.") \
+	X(B_MAX, "max", "l:ll", false, OWN, "The larger of two numbers.") \
+	X(B_MIN, "min", "l:ll", false, OWN, "The smaller of two numbers.")
 
 enum builtin_id {
-#define X(id, name, sig, ctx, doc) id,
+#define X(id, name, sig, ctx, code, doc) id,
 	BUILTINS(X)
 #undef X
 };
