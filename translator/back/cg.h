@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The code generator's shared state and helpers, for its three files:
- * codegen.c (expressions, statements, functions, the file), cg-data.c
- * (arrays, statistics, histograms, foreach, delete) and cg-builtins.c
- * (the built-in functions). Nothing outside back/ includes this.
+ * The code generator's shared state and helpers, for its files: codegen.c
+ * (the module's layout: functions, handlers, tables), cg-stmt.c
+ * (statements and expressions), cg-data.c (arrays, statistics, histograms,
+ * foreach, delete), cg-target.c (target variables) and cg-builtins.c (the
+ * built-in functions). Nothing outside back/ includes this.
  */
 #ifndef TAPLINE_CG_H
 #define TAPLINE_CG_H
@@ -43,6 +44,7 @@ struct cg {
 	struct ptrvec statics;   /* the static objects target reads use (struct tstatic) */
 };
 
+/* cg-stmt.c */
 void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "file:line:col" of a node, as a C string literal (malloced). */
 char *loc_literal(const struct node *n);
@@ -75,10 +77,16 @@ void spend_actions(struct cg *g, int count, const struct node *at);
 /* Evaluate arguments into the frame's rt_fmt_arg pool; returns the C array. */
 char *fmt_args(struct cg *g, struct node *args, int *nargs);
 
-/* A script function's C name. */
-char *fn_cname(const struct symbol *f);
+/* A #line directive pointing the C that follows at n's script line. */
+void line_directive(struct cg *g, const struct node *n);
 /* Does this foreach sort (and so take room on the CPU until it ends)? */
 bool foreach_sorted(const struct node *n);
+/* Does n hold a sorted foreach? */
+bool has_sorted_foreach(struct node *n);
+
+/* codegen.c */
+/* A script function's C name. */
+char *fn_cname(const struct symbol *f);
 
 /* cg-data.c */
 char *cg_element(struct cg *g, struct node *n);         /* m[k] */
