@@ -108,11 +108,24 @@ static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
  * long strings, fewer: rt_clock.window). */
 #define RT_ACTION_WINDOW 256
 
-/* session.c */
+/* session.c: the lifecycle */
 /* A begin or end probe (the others: rt_run_probe() in hit.h). */
 void rt_run_begin_end(const struct rt_probe *p);
-/* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
-void rt_count_skip(atomic64_t *reason);
+static inline bool rt_is_begin_end(const struct rt_probe *p)
+{
+	return p->kind == RT_BEGIN || p->kind == RT_END || p->kind == RT_ERROR;
+}
+/* This CPU's sorted-foreach room, in slots, and the slots themselves. */
+rt_size rt_cpu_iter_room(struct rt_context *c);
+void *rt_cpu_iter_slots(struct rt_context *c);
+int rt_state(void);
+/* `ctl` commands; start and stop run in process context, serialised. */
+int rt_ctl_start(void);
+int rt_ctl_stop(void);
+/* -c/-x: only before `start` (probes are placed knowing it); -EINVAL after. */
+int rt_ctl_set_target(pid_t pid, bool children);
+
+/* budget.c: what bounds a hit */
 /*
  * Time for bounding and accounting hits: the CPU's cycle counter, a few
  * instructions where local_clock() takes some sixty, twice a hit. The
@@ -177,22 +190,24 @@ static inline bool rt_work(struct rt_context *c, unsigned long units)
 /* The handlers on cpu used more than the overload threshold since its
  * interval began (hit.h): stop the script if that was within an interval. */
 void rt_overload_check(struct rt_cpu *cpu, u64 now, u64 used);
+struct seq_file;
+/* -t: the "report" lines of each probe's hits and cycles, for `ctl`. */
+void rt_timing_show(struct seq_file *m);
+
+/* failures.c: messages, failures, stopping */
+/* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
+void rt_count_skip(atomic64_t *reason);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
 void rt_report_error(struct rt_cpu *cpu);
-/* This CPU's sorted-foreach room, in slots, and the slots themselves. */
-rt_size rt_cpu_iter_room(struct rt_context *c);
-void *rt_cpu_iter_slots(struct rt_context *c);
+/* The hit spent its statement budget (MAXACTION, or in begin and end
+ * MAXACTION_INTERRUPTIBLE): a failure no catch can take. */
+void rt_fail_actions(struct rt_context *c, const char *loc);
 void rt_request_stop(int exit_status);
 /* Record an "error" or "warning" line for `ctl`. Safe in any context. */
 void rt_message(const char *kind, const char *fmt, ...) __printf(2, 3);
-int rt_state(void);
-/* `ctl` commands; start and stop run in process context, serialised. */
-int rt_ctl_start(void);
-int rt_ctl_stop(void);
-/* -c/-x: only before `start` (probes are placed knowing it); -EINVAL after. */
-int rt_ctl_set_target(pid_t pid, bool children);
-struct seq_file;
+/* Has an error line been recorded? */
+bool rt_has_error(void);
 /* `ctl` status lines: state, exit status, skipped hits, messages. */
 void rt_session_show(struct seq_file *m);
 
