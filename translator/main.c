@@ -21,8 +21,8 @@
 #include "options.h"
 #include "run/run.h"
 #include "sema/builtins.h"
-#include "run/vm.h"
 #include "sema/sema.h"
+#include "vm/vm.h"
 #include "session.h"
 
 struct pass_clock {

@@ -20,7 +20,7 @@
 #include "run/run.h"
 #include "run/guestmods.h"
 #include "debuginfo/userelf.h"
-#include "run/vm.h"
+#include "vm/vm.h"
 #include "util.h"
 
 static void add_arg(struct ptrvec *argv, const char *a)

@@ -30,8 +30,8 @@
  * while qemu runs, and writes "INT\n"/"TERM\n" into ctl.in for the guest's
  * watcher, which signals the job's process group.
  */
-#include "run/vm.h"
-#include "run/cpio.h"
+#include "vm.h"
+#include "cpio.h"
 #include "private.h"
 #include "util.h"
 

@@ -5,7 +5,7 @@
  * padded to 4 bytes, then the data padded to 4 bytes. Names are stored
  * without the leading "/", as cpio tools write them.
  */
-#include "run/cpio.h"
+#include "cpio.h"
 
 #include <stdio.h>
 #include <stdlib.h>

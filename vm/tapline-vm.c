@@ -7,7 +7,7 @@
  * and each leaves NAME.out, NAME.err, NAME.dmesg, NAME.status (and
  * NAME.trouble when the kernel complained) in the directory.
  */
-#include "run/vm.h"
+#include "vm.h"
 #include "util.h"
 
 #include <errno.h>
