@@ -21,6 +21,7 @@
 #include "options.h"
 #include "run/run.h"
 #include "sema/builtins.h"
+#include "sema/probes.h"
 #include "sema/sema.h"
 #include "vm/vm.h"
 #include "session.h"
@@ -257,6 +258,11 @@ static void dump_library(const struct session *s)
 	pv_free(&dirs);
 }
 
+static void print_usage(const char *usage, void *ctx)
+{
+	printf("%s\n", usage);
+}
+
 int main(int argc, char **argv)
 {
 	struct session sess = { 0 };
@@ -268,6 +274,10 @@ int main(int argc, char **argv)
 		modcache_clean(s->verbose > 0);
 		if (!s->script_text && !s->script_file)
 			return 0;
+	}
+	if (s->dump == DUMP_PROBE_TYPES) {
+		probe_point_usages(print_usage, NULL);
+		return 0;
 	}
 	if (s->dump) {
 		dump_library(s);

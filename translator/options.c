@@ -119,6 +119,8 @@ static void usage(FILE *f)
 		"  --dump-functions  list every function scripts can call (with -v, what each\n"
 		"                does) and exit\n"
 		"  --dump-probe-aliases  list the tapset library's probe aliases and exit\n"
+		"  --dump-probe-types  list the shapes of the probe points stap places\n"
+		"                itself (the families the aliases are made of) and exit\n"
 		"  --all-modules accepted for SystemTap's scripts: symbols and call chains\n"
 		"                always name every loaded module's functions\n"
 		"  -h, --help    this text\n"
@@ -231,7 +233,7 @@ void options_parse(struct session *s, int argc, char **argv)
 {
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_VM_NET, OPT_LDD, OPT_COMPATIBLE,
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
-	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_ALL_MODULES,
+	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_PROBE_TYPES, OPT_ALL_MODULES,
 	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -252,6 +254,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "probe-cache", optional_argument, NULL, OPT_PROBE_CACHE },
 		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
+		{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
 		{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },
@@ -441,6 +444,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_DUMP_PROBE_ALIASES:
 			s->dump = DUMP_PROBE_ALIASES;
+			break;
+		case OPT_DUMP_PROBE_TYPES:
+			s->dump = DUMP_PROBE_TYPES;
 			break;
 		case OPT_SIGN_KEY:
 			s->sign_key = optarg;

@@ -236,7 +236,7 @@ struct session {
 	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */
 	bool ldd;                 /* --ldd */
 	bool guru;                /* -g: guru mode */
-	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_ALIASES } dump; /* --dump-...: list and exit */
+	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_ALIASES, DUMP_PROBE_TYPES } dump; /* --dump-...: list and exit */
 	struct ptrvec global_inits; /* -G NAME=VALUE (char *) */
 	long long limits[NLIMITS];
 	bool limit_set[NLIMITS];

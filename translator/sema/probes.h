@@ -22,6 +22,10 @@ struct point {
 /* The concrete probes for a point; returns how many (0: none, reported
  * unless optional). */
 int probe_point_resolve(struct session *s, struct point *pt);
+/* Each family's points as its usage writes them ("timer.ms(N)", ...), in
+ * the families' order: the hint for an unknown point, stap
+ * --dump-probe-types and the manual page's check. */
+void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx);
 
 /*
  * probecache.c (stap --probe-cache). probe_cache_query looks up what a DWARF

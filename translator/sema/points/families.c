@@ -66,6 +66,19 @@ static const char *const later_families[] = { "tp_syscall",
 					      "kprobe.module", "kernel.data", "java", "python2",
 					      "python3" };
 
+void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		for (const char *const *u = families[i]->usage; *u; u++)
+			fn(*u, ctx);
+}
+
+static void join_usage(const char *usage, void *ctx)
+{
+	struct strbuf *b = ctx;
+	sb_printf(b, "%s%s", b->len ? ", " : "", usage);
+}
+
 static char *shape_of(const struct pp_ctx *c)
 {
 	struct strbuf b;
@@ -135,9 +148,7 @@ void unknown_shape(struct pp_ctx *c)
 	if (!suggest_hint(&sg, NULL) && !hint_family_aliases(c, shape)) {
 		struct strbuf b;
 		sb_init(&b);
-		for (size_t i = 0; i < ARRAY_SIZE(families); i++)
-			for (const char *const *u = families[i]->usage; *u; u++)
-				sb_printf(&b, "%s%s", b.len ? ", " : "", *u);
+		probe_point_usages(join_usage, &b);
 		diag_hint("the probe points Tapline knows: %s", b.s);
 		sb_free(&b);
 	}
