@@ -12,8 +12,8 @@
 #ifndef TAPLINE_API_H
 #define TAPLINE_API_H
 
-#include "format.h" /* struct rt_fmt_arg: printf arguments */
-#include "rematch.h"  /* struct rt_regex: compiled =~ patterns */
+#include "contract/format.h" /* struct rt_fmt_arg: printf arguments */
+#include "contract/rematch.h" /* struct rt_regex: compiled =~ patterns */
 
 #define RT_API_VERSION 20
 

@@ -7,7 +7,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "format.h"
+#include "contract/format.h"
 #include "runtime.h"
 
 void rt_print_str(struct rt_context *c, const char *s)

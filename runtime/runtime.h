@@ -17,7 +17,7 @@
 
 #include "api.h"
 #include "compat/compat.h"
-#include "rematch.h"
+#include "contract/rematch.h"
 
 #define RT_PREFIX "tapline: "
 

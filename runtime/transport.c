@@ -38,7 +38,7 @@
 #include <linux/wait.h>
 
 #include "runtime.h"
-#include "ustack-records.h"
+#include "contract/ustack-records.h"
 
 struct rt_record {
 	u64 seq;

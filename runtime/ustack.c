@@ -37,7 +37,7 @@
 #include <linux/sched/mm.h>
 
 #include "runtime.h"
-#include "ustack-records.h"
+#include "contract/ustack-records.h"
 
 static atomic64_t rt_us_next_id;
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/ustack-records.h"
+#include "contract/ustack-records.h"
 
 /* Frames one sample unwinds to at most (MAXBACKTRACE limits what is shown). */
 #define SR_MAX_FRAMES 128

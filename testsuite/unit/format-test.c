@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit test of the printf formatter in runtime/format.c.
+ * Unit test of the printf formatter in contract/format.c.
  *
  * Integer and string conversions are compared with the host C library's
  * snprintf over tables of flags, widths, precisions and values, except
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "contract/format.h"
 #include "tap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

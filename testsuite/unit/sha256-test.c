@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for staprun/sha256.c against known digests: FIPS 180-4's
+ * Unit tests for contract/sha256.c against known digests: FIPS 180-4's
  * examples (NIST's "abc", the two-block messages, a million 'a's) and
  * messages whose lengths sit on either side of the padding's boundaries
  * (55/56 bytes: the length still fits in the last block or not; 63/64/65:
  * a whole block), computed with another implementation.  Feeding the same
  * message in pieces of every size must give the same digest.
  */
-#include "sha256.h"
+#include "contract/sha256.h"
 
 #include <stdlib.h>
 #include <string.h>

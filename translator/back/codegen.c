@@ -18,7 +18,7 @@
 #include "debuginfo/userelf.h"
 #include "sema/builtins.h"
 #include "sema/regcomp.h"
-#include "staprun.h" /* the checksum entry staprun looks for */
+#include "contract/module.h" /* the checksum entry staprun looks for */
 
 static void var_fields(struct cg *g, const struct ptrvec *vars)
 {
@@ -927,7 +927,7 @@ char *cg_translate(struct session *s)
 		  "used, aligned(1))) = \"tapline_version=%s\";\n",
 		  TAPLINE_VERSION);
 	/* staprun takes user-stack records and tokens out of the output
-	 * (runtime/ustack-records.h) only for a module that says so. */
+	 * (contract/ustack-records.h) only for a module that says so. */
 	int ustacks = ustack_mode(prog);
 	if (ustacks)
 		sb_printf(&file,

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "back/back.h"
-#include "staprun.h"
+#include "contract/module.h"
 
 struct ko {
 	int fd;

@@ -39,8 +39,8 @@
 #include "front/diag.h"
 #include "front/source.h"
 #include "private.h"
-#include "staprun.h"
-#include "sha256.h"
+#include "contract/module.h"
+#include "contract/sha256.h"
 
 /* Bump when the key's inputs or an entry's layout change. */
 #define MODCACHE_FORMAT 1

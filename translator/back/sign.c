@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "back/back.h"
-#include "staprun.h"
+#include "contract/module.h"
 
 /* The hash sign-file signs with; every kernel with module signing has it. */
 #define SIGN_HASH "sha256"

@@ -8,7 +8,8 @@
  * it with the stub's objects.
  *
  * Building the stub:
- *  1. copy runtime/ into a fresh directory;
+ *  1. copy runtime/, and the part of contract/ the kernel side shares,
+ *     into a fresh directory;
  *  2. compile each compat/probes/NAME.c against the kernel; features.h
  *     defines RT_HAVE_NAME for those that compile;
  *  3. write imports.c, referencing the symbols the compiler may call on
@@ -64,9 +65,29 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The files of contract/ (beside runtime/) the kernel side is built with,
+ * at contract/ in the stub: the formats, the regex matcher and the user
+ * stack records it shares with the translator and staprun. The rest of
+ * contract/ (the module format) is theirs alone. */
+static const char *const kernel_contract[] = { "format.c", "format.h", "rematch.c", "rematch.h",
+					       "ustack-records.h" };
+
+/* Where a stub file comes from: contract/ beside runtime_dir, else runtime_dir. */
+static char *source_path(const char *runtime_dir, const char *rel)
+{
+	if (starts_with(rel, "contract/"))
+		return xasprintf("%s/../%s", runtime_dir, rel);
+	return path_join(runtime_dir, rel);
+}
+
 /* Relative paths of the runtime's sources: *.c and *.h, probes/, compat/,
  * compat/probes/. */
-static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
+static void list_runtime_dir(const char *root, const char *sub, struct ptrvec *out)
 {
 	char *dir = sub ? path_join(root, sub) : xstrdup(root);
 	DIR *d = opendir(dir);
@@ -82,7 +103,7 @@ static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
 		char *full = path_join(root, rel);
 		if (is_dir(full) && (!strcmp(rel, "compat") || !strcmp(rel, "compat/probes") ||
 				     !strcmp(rel, "probes"))) {
-			list_runtime(root, rel, out);
+			list_runtime_dir(root, rel, out);
 			free(rel);
 		} else if (n > 2 && (!strcmp(e->d_name + n - 2, ".c") ||
 				     !strcmp(e->d_name + n - 2, ".h"))) {
@@ -93,6 +114,14 @@ static void list_runtime(const char *root, const char *sub, struct ptrvec *out)
 		free(full);
 	}
 	closedir(d);
+}
+
+/* The stub's sources, sorted: the runtime's and the kernel's part of the contract. */
+static void list_runtime(const char *root, struct ptrvec *out)
+{
+	list_runtime_dir(root, NULL, out);
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_contract); i++)
+		pv_push(out, path_join("contract", kernel_contract[i]));
 	qsort(out->v, out->n, sizeof(void *), cmp_str);
 }
 
@@ -103,7 +132,7 @@ static uint64_t runtime_hash(const char *runtime_dir, const struct ptrvec *files
 	h = hash_bytes(h, &format, sizeof format);
 	h = hash_bytes(h, TAPLINE_VERSION, strlen(TAPLINE_VERSION));
 	for (size_t i = 0; i < files->n; i++) {
-		char *p = path_join(runtime_dir, files->v[i]);
+		char *p = source_path(runtime_dir, files->v[i]);
 		size_t len = 0;
 		char *text = read_file(p, &len);
 		free(p);
@@ -113,11 +142,6 @@ static uint64_t runtime_hash(const char *runtime_dir, const struct ptrvec *files
 		free(text);
 	}
 	return h;
-}
-
-static bool starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
 }
 
 /* The command recorded in a kbuild .cmd file (shellwords.h). */
@@ -421,7 +445,8 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 		       const char *kbuild_dir)
 {
 	mkdir_p(dir, 0700);
-	for (const char *const *sub = (const char *const[]){ "compat", "probes", NULL }; *sub; sub++) {
+	for (const char *const *sub = (const char *const[]){ "compat", "contract", "probes", NULL };
+	     *sub; sub++) {
 		char *d = path_join(dir, *sub);
 		mkdir_p(d, 0700);
 		free(d);
@@ -432,7 +457,7 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 		const char *rel = files->v[i];
 		if (starts_with(rel, "compat/probes/"))
 			continue;
-		char *from = path_join(s->runtime_dir, rel);
+		char *from = source_path(s->runtime_dir, rel);
 		char *to = path_join(dir, rel);
 		bool ok = copy_file(from, to, 0644);
 		free(from);
@@ -443,8 +468,11 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 			return false;
 		}
 		size_t n = strlen(rel);
-		/* The stub's objects: the runtime's files and its families' (probes/). */
-		if ((!strchr(rel, '/') || starts_with(rel, "probes/")) && rel[n - 1] == 'c')
+		/* The stub's objects: the runtime's files, its families' (probes/)
+		 * and the contract's. */
+		if ((!strchr(rel, '/') || starts_with(rel, "probes/") ||
+		     starts_with(rel, "contract/")) &&
+		    rel[n - 1] == 'c')
 			sb_printf(&objs, " %.*s.o", (int)(n - 2), rel);
 	}
 	if (!probe_features(s, dir, files, kbuild_dir) || !write_imports(dir, kbuild_dir)) {
@@ -591,7 +619,7 @@ static struct stub *load_stub(const char *dir, const char *kbuild_dir, char **wh
 uint64_t stub_runtime_hash(const char *runtime_dir)
 {
 	struct ptrvec files = { 0 };
-	list_runtime(runtime_dir, NULL, &files);
+	list_runtime(runtime_dir, &files);
 	uint64_t h = runtime_hash(runtime_dir, &files);
 	for (size_t i = 0; i < files.n; i++)
 		free(files.v[i]);
@@ -625,7 +653,7 @@ struct stub *stub_get(struct session *s)
 		return NULL;
 	}
 	struct ptrvec files = { 0 };
-	list_runtime(s->runtime_dir, NULL, &files);
+	list_runtime(s->runtime_dir, &files);
 	if (!files.n) {
 		fprintf(stderr, "stap: no runtime sources in %s\n", s->runtime_dir);
 		return NULL;

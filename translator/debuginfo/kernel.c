@@ -14,7 +14,7 @@
 
 #include "debuginfo/kernel.h"
 #include "private.h"
-#include "staprun.h"
+#include "contract/module.h"
 #include "util.h"
 
 /* Bump when what the cache holds changes. */

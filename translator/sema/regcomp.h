@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Compiling the regular expressions of =~ and !~ at translation time, into
- * the program runtime/rematch.h describes (pass 3 writes it out as a
+ * the program contract/rematch.h describes (pass 3 writes it out as a
  * constant). The syntax is POSIX extended (egrep): . [] [^] [:class:] ^ $
  * ( ) | * + ? {n} {n,} {n,m}, and \ before any character for the character
  * itself. Back-references are not supported.
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "rematch.h" /* runtime/rematch.h: the program's instructions */
+#include "contract/rematch.h" /* the program's instructions, which the runtime runs */
 
 struct regex {
 	char *pattern;

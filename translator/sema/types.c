@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "contract/format.h"
 #include "front/diag.h"
 #include "sema/builtins.h"
 #include "sema/regcomp.h"

@@ -16,7 +16,7 @@
  * module, then the PKCS#7 signature, then struct module_signature (its
  * length), then the magic string; that trailer is left out of the hash.
  */
-#include "staprun.h"
+#include "module.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * a corrupt image gives a one-line reason instead of a crash.  Headers are
  * copied out with memcpy, since nothing says the image is aligned.
  */
-#include "staprun.h"
+#include "module.h"
 
 #include <elf.h>
 #include <stdarg.h>

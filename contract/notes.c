@@ -13,7 +13,7 @@
  * "(size + 3) & ~3" wraps to 0 for sizes near 4 GiB and would send the walk
  * backwards.
  */
-#include "staprun.h"
+#include "module.h"
 
 #include <elf.h>
 #include <errno.h>
