@@ -123,16 +123,10 @@ static char *cg_sprint(struct cg *g, struct node *values, const char *delim, boo
 /* A function of strings and numbers whose result is a string: call(res, size, args). */
 static char *string_result(struct cg *g, struct node *n, const char *fn, const char *extra)
 {
-	int count;
-	char **vals = cg_list(g, n->list, &count);
+	char *args = cg_args(g, n->list);
 	char *res = new_string_temp(g);
-	struct strbuf args;
-	sb_init(&args);
-	for (int i = 0; i < count; i++)
-		sb_printf(&args, ", %s", vals[i]);
-	emit(g, "%s(%s, %lld%s%s);", fn, res, g->maxstr, args.s ? args.s : "", extra);
-	sb_free(&args);
-	free_list(vals, count);
+	emit(g, "%s(%s, %lld%s%s);", fn, res, g->maxstr, args, extra);
+	free(args);
 	return res;
 }
 
@@ -219,19 +213,6 @@ bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
 	return true;
 }
 
-/* The arguments as ", a, b" for a call's argument list. */
-static char *call_args(struct cg *g, struct node *n)
-{
-	int count;
-	char **vals = cg_list(g, n->list, &count);
-	struct strbuf args;
-	sb_init(&args);
-	for (int i = 0; i < count; i++)
-		sb_printf(&args, ", %s", vals[i]);
-	free_list(vals, count);
-	return args.s ? args.s : xstrdup("");
-}
-
 static char *cg_builtin_own(struct cg *g, struct node *n);
 
 char *cg_builtin(struct cg *g, struct node *n)
@@ -240,18 +221,18 @@ char *cg_builtin(struct cg *g, struct node *n)
 	char *args, *res = NULL;
 	switch (k->shape) {
 	case VALUE_CALL:
-		args = call_args(g, n);
+		args = cg_args(g, n->list);
 		res = xasprintf("%s(c%s)", k->fn, args);
 		free(args);
 		return res;
 	case STRING_CALL:
-		args = call_args(g, n);
+		args = cg_args(g, n->list);
 		res = new_string_temp(g);
 		emit(g, "%s(c, %s, %lld%s);", k->fn, res, g->maxstr, args);
 		free(args);
 		return res;
 	case DO_CALL:
-		args = call_args(g, n);
+		args = cg_args(g, n->list);
 		emit(g, "%s(c%s);", k->fn, args);
 		free(args);
 		return xstrdup("0");

@@ -269,32 +269,38 @@ char *fmt_args(struct cg *g, struct node *args, int *nargs)
 	return xasprintf("(l->args + %d)", base);
 }
 
+char *cg_args(struct cg *g, struct node *list)
+{
+	int count;
+	char **vals = cg_list(g, list, &count);
+	struct strbuf args;
+	sb_init(&args);
+	for (int i = 0; i < count; i++)
+		sb_printf(&args, ", %s", vals[i]);
+	free_list(vals, count);
+	return args.s ? sb_detach(&args) : xstrdup("");
+}
+
 static char *cg_call(struct cg *g, struct node *n)
 {
 	if (n->builtin)
 		return cg_builtin(g, n);
 	struct symbol *f = n->sym;
-	int count;
-	char **vals = cg_list(g, n->list, &count);
-	struct strbuf args;
-	sb_init(&args);
-	for (int i = 0; i < count; i++)
-		sb_printf(&args, ", %s", vals[i]);
+	char *args = cg_args(g, n->list);
 	char *res, *name = fn_cname(f);
 	if (f->type == T_STRING) {
 		res = new_string_temp(g);
-		emit(g, "%s(c, %s%s);", name, res, args.s ? args.s : "");
+		emit(g, "%s(c, %s%s);", name, res, args);
 	} else if (f->type == T_LONG) {
 		res = new_long_temp(g);
-		emit(g, "%s = %s(c%s);", res, name, args.s ? args.s : "");
+		emit(g, "%s = %s(c%s);", res, name, args);
 	} else {
 		res = xstrdup("0");
-		emit(g, "%s(c%s);", name, args.s ? args.s : "");
+		emit(g, "%s(c%s);", name, args);
 	}
 	free(name);
 	fail_check(g);
-	sb_free(&args);
-	free_list(vals, count);
+	free(args);
 	return res;
 }
 

@@ -61,6 +61,8 @@ char *snapshot(struct cg *g, char *e, enum type t);
 bool has_side_effects(const struct node *n);
 /* Evaluate a list left to right; the values stay valid until all are done. */
 char **cg_list(struct cg *g, struct node *list, int *count);
+/* The same, as a call's argument list after its first: ", a, b" ("" for none). */
+char *cg_args(struct cg *g, struct node *list);
 void free_list(char **vals, int n);
 /* After a call that may fail: go where failures go. */
 void fail_check(struct cg *g);
