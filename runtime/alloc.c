@@ -31,7 +31,7 @@ void rt_free_big(void *p)
 	vfree(p);
 }
 
-/* What each CPU keeps (rt_alloc_cpus in session.c). */
+/* What each CPU keeps (rt_alloc_cpus in lifecycle.c). */
 static size_t rt_cpu_bytes(void)
 {
 	size_t n = sizeof(struct rt_cpu) + rt_script.frame_size + RT_STAGING_SIZE +

@@ -142,14 +142,14 @@ void rt_timing_show(struct seq_file *m)
 {
 	int i, k;
 
-	if (!rt_script.timing || !rt_sess.cpus)
+	if (!rt_script.timing || !rt_run.cpus)
 		return;
 	seq_puts(m, "report ----- probe hit report:\n");
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_timing sum = { 0 };
 
 		for_each_possible_cpu(k) {
-			const struct rt_timing *t = per_cpu_ptr(rt_sess.cpus, k)->timing;
+			const struct rt_timing *t = per_cpu_ptr(rt_run.cpus, k)->timing;
 
 			if (!t || !t[i].hits)
 				continue;

@@ -176,7 +176,7 @@ void rt_module_name(struct rt_context *c, char *buf, rt_size size)
 
 rt_long rt_target(struct rt_context *c)
 {
-	return rt_sess.target;
+	return rt_run.target;
 }
 
 rt_long rt_gettimeofday_ns(struct rt_context *c)
@@ -262,7 +262,7 @@ rt_long rt_is_return(struct rt_context *c)
 
 rt_long rt_stp_pid(struct rt_context *c)
 {
-	return rt_sess.staprun_pid;
+	return rt_run.staprun_pid;
 }
 
 /*

@@ -165,7 +165,7 @@ static bool rt_counts(int i, struct task_struct *t, u64 progs)
 
 	if (prog >= 0)
 		return (progs & (1ULL << prog)) && rt_task_is_target(t);
-	return READ_ONCE(rt_sess.target) && rt_task_is_target(t);
+	return READ_ONCE(rt_run.target) && rt_task_is_target(t);
 }
 
 static bool rt_has_counter(struct task_struct *t, int i)

@@ -4,7 +4,7 @@
  * generated code calls; a try's catch may take the failure), how a failure
  * no catch took is reported and counted against MAXERRORS, how the script
  * asks to stop, and the `ctl` status lines that carry all of it to
- * staprun (doc/protocol.md). session.c keeps the lifecycle.
+ * staprun (doc/protocol.md). lifecycle.c keeps the lifecycle.
  */
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -38,7 +38,7 @@ static atomic_t rt_skip_limit_hit;
 
 int rt_state(void)
 {
-	return atomic_read(&rt_sess.state);
+	return atomic_read(&rt_run.state);
 }
 
 bool rt_has_error(void)
@@ -79,7 +79,7 @@ void rt_message(const char *kind, const char *fmt, ...)
 	spin_unlock_irqrestore(&rt_messages_lock, flags);
 }
 
-void rt_session_show(struct seq_file *m)
+void rt_status_show(struct seq_file *m)
 {
 	static const char *const names[] = { "loaded", "running", "stopping", "stopped" };
 	unsigned long flags;
@@ -87,12 +87,12 @@ void rt_session_show(struct seq_file *m)
 	size_t len = 0;
 	int lost;
 
-	seq_printf(m, "state %s\n", names[atomic_read(&rt_sess.state)]);
-	seq_printf(m, "exit_status %d\n", rt_sess.exit_status);
-	seq_printf(m, "orphaned %d\n", rt_sess.orphaned);
-	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_sess.skipped));
-	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_sess.skipped_locked));
-	seq_printf(m, "skipped_unsafe %lld\n", (long long)atomic64_read(&rt_sess.skipped_unsafe));
+	seq_printf(m, "state %s\n", names[atomic_read(&rt_run.state)]);
+	seq_printf(m, "exit_status %d\n", rt_run.exit_status);
+	seq_printf(m, "orphaned %d\n", rt_run.orphaned);
+	seq_printf(m, "skipped %lld\n", (long long)atomic64_read(&rt_run.skipped));
+	seq_printf(m, "skipped_locked %lld\n", (long long)atomic64_read(&rt_run.skipped_locked));
+	seq_printf(m, "skipped_unsafe %lld\n", (long long)atomic64_read(&rt_run.skipped_unsafe));
 	if (copy) {
 		spin_lock_irqsave(&rt_messages_lock, flags);
 		len = rt_messages_len;
@@ -115,11 +115,11 @@ void rt_session_show(struct seq_file *m)
 		seq_printf(m,
 			   "error skipped too many probe hits (MAXSKIPPED = %lld): %lld found another hit running on the same CPU, %lld found a global still locked after MAXTRYLOCK = %lld attempts, %lld were where RCU is not watching; raise the limit with -D MAXSKIPPED=N (or -D MAXTRYLOCK=N)\n",
 			   rt_script.maxskipped,
-			   (long long)(atomic64_read(&rt_sess.skipped) -
-				       atomic64_read(&rt_sess.skipped_locked) -
-				       atomic64_read(&rt_sess.skipped_unsafe)),
-			   (long long)atomic64_read(&rt_sess.skipped_locked), rt_script.maxtrylock,
-			   (long long)atomic64_read(&rt_sess.skipped_unsafe));
+			   (long long)(atomic64_read(&rt_run.skipped) -
+				       atomic64_read(&rt_run.skipped_locked) -
+				       atomic64_read(&rt_run.skipped_unsafe)),
+			   (long long)atomic64_read(&rt_run.skipped_locked), rt_script.maxtrylock,
+			   (long long)atomic64_read(&rt_run.skipped_unsafe));
 	rt_timing_show(m);
 	if (atomic_read(&rt_errors_suppressed))
 		seq_printf(m, "warning %d failed probe hits were skipped (--suppress-handler-errors)\n",
@@ -133,11 +133,11 @@ void rt_session_show(struct seq_file *m)
 void rt_request_stop(int exit_status)
 {
 	if (exit_status) {
-		rt_sess.exit_status = exit_status;
-		rt_sess.failed = 1;
+		rt_run.exit_status = exit_status;
+		rt_run.failed = 1;
 	}
-	atomic_cmpxchg(&rt_sess.state, RT_RUNNING, RT_STOPPING);
-	atomic_cmpxchg(&rt_sess.state, RT_LOADED, RT_STOPPING);
+	atomic_cmpxchg(&rt_run.state, RT_RUNNING, RT_STOPPING);
+	atomic_cmpxchg(&rt_run.state, RT_LOADED, RT_STOPPING);
 }
 
 void rt_count_skip(atomic64_t *reason)
@@ -146,7 +146,7 @@ void rt_count_skip(atomic64_t *reason)
 
 	if (reason)
 		atomic64_inc(reason);
-	n = atomic64_inc_return(&rt_sess.skipped);
+	n = atomic64_inc_return(&rt_run.skipped);
 
 	/* Only flags here: a message is composed when `ctl` is read. */
 	if (n == rt_script.maxskipped + 1) {
@@ -175,7 +175,7 @@ void rt_report_error(struct rt_cpu *cpu)
 	if (n > rt_script.maxerrors)
 		rt_request_stop(1);
 	else
-		rt_sess.exit_status = 1;
+		rt_run.exit_status = 1;
 	if (n == rt_script.maxerrors + 1 && rt_script.maxerrors > 0)
 		rt_message("error", "%d errors, more than MAXERRORS = %lld: stopping; raise the limit with -D MAXERRORS=N",
 			   n, rt_script.maxerrors);

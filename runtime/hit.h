@@ -7,7 +7,7 @@
  * never hold its CPU long enough to stall it), errors that stop the script
  * instead of the kernel, and the overload check: handlers that take more
  * than a share of a CPU end the script. begin and end probes, which run in process
- * context, go through rt_run_begin_end() (session.c) instead.
+ * context, go through rt_run_begin_end() (lifecycle.c) instead.
  */
 #ifndef TAPLINE_HIT_H
 #define TAPLINE_HIT_H
@@ -86,7 +86,7 @@ static __always_inline int rt_run_hit_in(const struct rt_probe *p,
 	struct rt_cpu *cpu;
 	int failed;
 
-	if (atomic_read(&rt_sess.state) != RT_RUNNING)
+	if (atomic_read(&rt_run.state) != RT_RUNNING)
 		return 1;
 	if (task_context) {
 		lockdep_assert_irqs_enabled();
@@ -95,11 +95,11 @@ static __always_inline int rt_run_hit_in(const struct rt_probe *p,
 		local_irq_save(flags);
 	}
 	if (check_rcu && unlikely(!rt_rcu_watching())) {
-		rt_count_skip(&rt_sess.skipped_unsafe);
+		rt_count_skip(&rt_run.skipped_unsafe);
 		failed = 1;
 		goto out;
 	}
-	cpu = this_cpu_ptr(rt_sess.cpus);
+	cpu = this_cpu_ptr(rt_run.cpus);
 	if (unlikely(cpu->busy)) {
 		rt_count_skip(NULL);
 		failed = 1;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The session: module load and unload, the state machine that staprun
+ * The script's run: module load and unload, the state machine that staprun
  * drives through `ctl` (doc/protocol.md), and the wrapper every probe hit
  * runs through. The wrapper is where safety lives: one hit per CPU at a
  * time (a nested hit is skipped and counted), interrupts off (except in
@@ -31,7 +31,7 @@
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Tapline script module");
 
-struct rt_session rt_sess;
+struct rt_run rt_run;
 struct rt_map **rt_maps;
 struct rt_stats **rt_stats;
 
@@ -49,7 +49,7 @@ void rt_run_begin_end(const struct rt_probe *p)
 
 	migrate_disable();
 	local_irq_save(flags);
-	cpu = this_cpu_ptr(rt_sess.cpus);
+	cpu = this_cpu_ptr(rt_run.cpus);
 	if (cpu->busy) {
 		rt_count_skip(NULL);
 		local_irq_restore(flags);
@@ -92,10 +92,10 @@ static void rt_free_cpus(void)
 {
 	int i;
 
-	if (!rt_sess.cpus)
+	if (!rt_run.cpus)
 		return;
 	for_each_possible_cpu(i) {
-		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
+		struct rt_cpu *cpu = per_cpu_ptr(rt_run.cpus, i);
 
 		rt_free_big(cpu->c.stack);
 		rt_free_big(cpu->out);
@@ -108,8 +108,8 @@ static void rt_free_cpus(void)
 		rt_free_big(cpu->ustack);
 		kfree(cpu->c.counters);
 	}
-	free_percpu(rt_sess.cpus);
-	rt_sess.cpus = NULL;
+	free_percpu(rt_run.cpus);
+	rt_run.cpus = NULL;
 }
 
 /* A counted global's value: what it started with and every CPU's count
@@ -120,7 +120,7 @@ rt_long rt_count_sum(rt_long base, int slot)
 	int i;
 
 	for_each_possible_cpu(i)
-		sum += (unsigned long)READ_ONCE(per_cpu_ptr(rt_sess.cpus, i)->c.counters[slot]);
+		sum += (unsigned long)READ_ONCE(per_cpu_ptr(rt_run.cpus, i)->c.counters[slot]);
 	return (rt_long)sum;
 }
 
@@ -143,11 +143,11 @@ static int rt_alloc_cpus(void)
 	size_t scratch = rt_stat_scratch_bytes();
 	int i;
 
-	rt_sess.cpus = alloc_percpu(struct rt_cpu);
-	if (!rt_sess.cpus)
+	rt_run.cpus = alloc_percpu(struct rt_cpu);
+	if (!rt_run.cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(i) {
-		struct rt_cpu *cpu = per_cpu_ptr(rt_sess.cpus, i);
+		struct rt_cpu *cpu = per_cpu_ptr(rt_run.cpus, i);
 
 		cpu->c.stack = rt_alloc_big(rt_script.frame_size ? rt_script.frame_size : 16);
 		cpu->c.sp_end = cpu->c.stack ? cpu->c.stack + rt_script.frame_size : NULL;
@@ -269,7 +269,7 @@ int rt_ctl_start(void)
 	}
 	rt_allocated = true;
 	rt_clock_init();
-	atomic_set(&rt_sess.state, RT_RUNNING);
+	atomic_set(&rt_run.state, RT_RUNNING);
 	rc = rt_probes_prepare();
 	if (rc) {
 		rt_message("error", "not enough kernel memory for the probe table (%d probes)",
@@ -279,9 +279,9 @@ int rt_ctl_start(void)
 		return rc;
 	}
 	rt_probes_run_all(RT_BEGIN);
-	if (atomic_read(&rt_sess.state) == RT_RUNNING)
+	if (atomic_read(&rt_run.state) == RT_RUNNING)
 		rc = rt_probes_start();
-	if (rt_sess.exit_status)
+	if (rt_run.exit_status)
 		rc = -EIO;
 	rt_wake_readers();
 	mutex_unlock(&rt_ctl_mutex);
@@ -291,7 +291,7 @@ int rt_ctl_start(void)
 int rt_ctl_stop(void)
 {
 	mutex_lock(&rt_ctl_mutex);
-	rt_sess.stop_requested = true;
+	rt_run.stop_requested = true;
 	if (!rt_stopped) {
 		rt_stopped = true;
 		rt_request_stop(0);
@@ -303,11 +303,11 @@ int rt_ctl_stop(void)
 				rt_ustack_final_fold();
 			rt_ustack_stop();
 			rt_probes_stopped = true;
-			atomic_set(&rt_sess.state, RT_STOPPING);
+			atomic_set(&rt_run.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
-			rt_probes_run_all(rt_sess.failed ? RT_ERROR : RT_END);
+			rt_probes_run_all(rt_run.failed ? RT_ERROR : RT_END);
 		}
-		atomic_set(&rt_sess.state, RT_STOPPED);
+		atomic_set(&rt_run.state, RT_STOPPED);
 	}
 	rt_wake_readers();
 	mutex_unlock(&rt_ctl_mutex);
@@ -331,7 +331,7 @@ int rt_ctl_quiesce(void)
 		/* The worker still sends the last samples' mappings: the
 		 * output does not end before they are in it. */
 		WRITE_ONCE(rt_probes_stopped, true);
-		atomic_set(&rt_sess.state, RT_STOPPING);
+		atomic_set(&rt_run.state, RT_STOPPING);
 	}
 	rt_wake_readers();
 	mutex_unlock(&rt_ctl_mutex);
@@ -356,13 +356,13 @@ bool rt_quiesced(void)
 void rt_ctl_orphan(void)
 {
 	mutex_lock(&rt_ctl_mutex);
-	if (!rt_sess.stop_requested) {
-		rt_sess.orphaned = true;
+	if (!rt_run.stop_requested) {
+		rt_run.orphaned = true;
 		pr_warn(RT_PREFIX "%s: its reader went away without stopping it: stopping now\n",
 			THIS_MODULE->name);
 	}
 	mutex_unlock(&rt_ctl_mutex);
-	if (!rt_sess.orphaned)
+	if (!rt_run.orphaned)
 		return;
 	rt_ctl_stop();
 	mutex_lock(&rt_ctl_mutex);
@@ -376,8 +376,8 @@ int rt_ctl_set_target(pid_t pid, bool children)
 
 	mutex_lock(&rt_ctl_mutex);
 	if (rt_state() == RT_LOADED) {
-		rt_sess.target = pid;
-		rt_sess.target_children = children;
+		rt_run.target = pid;
+		rt_run.target_children = children;
 		rc = 0;
 	}
 	mutex_unlock(&rt_ctl_mutex);
@@ -393,7 +393,7 @@ static int __init rt_init(void)
 		       rt_script.api_version, RT_API_VERSION);
 		return -EINVAL;
 	}
-	atomic_set(&rt_sess.state, RT_LOADED);
+	atomic_set(&rt_run.state, RT_LOADED);
 	/* Only the control files now: what the script needs is allocated at
 	 * `start`, after its total is checked, so that a refusal reaches the
 	 * user through ctl. */

@@ -47,6 +47,6 @@ int rt_lock_wait(int global, int write, int nlocks)
 /* The handler gave up on a lock and released what it held. */
 int rt_locks_skipped(void)
 {
-	rt_count_skip(&rt_sess.skipped_locked);
+	rt_count_skip(&rt_run.skipped_locked);
 	return 1;
 }

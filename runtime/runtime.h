@@ -30,7 +30,7 @@
 extern const struct rt_script rt_script __attribute__((weak));
 extern int rt_global_locks[] __attribute__((weak));
 
-/* The session's state, as `ctl` shows it (doc/protocol.md). */
+/* The run's state, as `ctl` shows it (doc/protocol.md). */
 enum rt_state { RT_LOADED, RT_RUNNING, RT_STOPPING, RT_STOPPED };
 
 /* A failure's message: what a catch receives is text, then "; " and hint. */
@@ -79,7 +79,7 @@ struct rt_timing {
 	u64 hits, cycles, min, max;
 };
 
-struct rt_session {
+struct rt_run {
 	atomic_t state;
 	bool stop_requested;        /* `stop` was written: the reader waits for `stopped` */
 	bool orphaned;              /* the reader went away without a stop: stopped alone */
@@ -94,7 +94,7 @@ struct rt_session {
 	struct rt_cpu __percpu *cpus;
 };
 
-extern struct rt_session rt_sess;
+extern struct rt_run rt_run;
 
 static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
 {
@@ -108,7 +108,7 @@ static inline struct rt_cpu *rt_cpu_of(struct rt_context *c)
  * long strings, fewer: rt_clock.window). */
 #define RT_ACTION_WINDOW 256
 
-/* session.c: the lifecycle */
+/* lifecycle.c: load, start, stop, unload */
 /* A begin or end probe (the others: rt_run_probe() in hit.h). */
 void rt_run_begin_end(const struct rt_probe *p);
 static inline bool rt_is_begin_end(const struct rt_probe *p)
@@ -195,7 +195,7 @@ struct seq_file;
 void rt_timing_show(struct seq_file *m);
 
 /* failures.c: messages, failures, stopping */
-/* A skipped hit, counted (and its reason: &rt_sess.skipped_locked, ...). */
+/* A skipped hit, counted (and its reason: &rt_run.skipped_locked, ...). */
 void rt_count_skip(atomic64_t *reason);
 /* An uncaught failure of the hit on cpu: reported, counted against MAXERRORS. */
 struct rt_cpu;
@@ -209,7 +209,7 @@ void rt_message(const char *kind, const char *fmt, ...) __printf(2, 3);
 /* Has an error line been recorded? */
 bool rt_has_error(void);
 /* `ctl` status lines: state, exit status, skipped hits, messages. */
-void rt_session_show(struct seq_file *m);
+void rt_status_show(struct seq_file *m);
 
 /* probes/place.c: the probes' lifecycle (each family in its own file of probes/). */
 /* The bytes the probe table takes (rt_probes_prepare allocates it). */
@@ -242,13 +242,13 @@ size_t rt_counters_bytes(void);
 /* With a target: the same, without a call when the task is the target. */
 static __always_inline bool rt_task_in_target(struct task_struct *t)
 {
-	return t->tgid == READ_ONCE(rt_sess.target) || rt_task_is_target(t);
+	return t->tgid == READ_ONCE(rt_run.target) || rt_task_is_target(t);
 }
 
 /* The same, without a call when there is no target (-c, -x). */
 static __always_inline bool rt_is_target(struct task_struct *t)
 {
-	return !READ_ONCE(rt_sess.target) || rt_task_in_target(t);
+	return !READ_ONCE(rt_run.target) || rt_task_in_target(t);
 }
 void rt_probes_stop(void);
 /* Run every probe of this kind (begin or end) in order, in process context. */
@@ -264,7 +264,7 @@ unsigned long rt_ustatic_addr(struct rt_context *c, const struct rt_static *st, 
 void *rt_alloc_big(size_t size);
 void rt_free_big(void *p);
 int rt_memory_check(void);
-/* session.c: the largest statistic, which each CPU keeps a scratch copy of. */
+/* lifecycle.c: the largest statistic, which each CPU keeps a scratch copy of. */
 size_t rt_stat_scratch_bytes(void);
 /* The reader closed `out`: unless `stop` was written, stop alone. */
 void rt_ctl_orphan(void);

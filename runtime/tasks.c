@@ -69,9 +69,9 @@ bool rt_task_is_target(struct task_struct *t)
 	bool ok = false;
 	int depth;
 
-	if (!rt_sess.target || task_tgid_nr(t) == rt_sess.target)
+	if (!rt_run.target || task_tgid_nr(t) == rt_run.target)
 		return true;
-	if (!rt_sess.target_children)
+	if (!rt_run.target_children)
 		return false;
 	rcu_read_lock();
 	for (depth = 0; depth < 64 && !ok; depth++) {
@@ -80,7 +80,7 @@ bool rt_task_is_target(struct task_struct *t)
 		if (!parent || parent == t)
 			break;
 		t = parent;
-		ok = task_tgid_nr(t) == rt_sess.target;
+		ok = task_tgid_nr(t) == rt_run.target;
 	}
 	rcu_read_unlock();
 	return ok;

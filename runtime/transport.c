@@ -122,7 +122,7 @@ static void rt_pc_add(const char *data, size_t len)
 	unsigned long flags;
 
 	/* Nobody will read it (staprun died): do not ask for memory. */
-	if (!READ_ONCE(rt_sess.orphaned) && READ_ONCE(rt_pc_bytes) + len <= RT_PC_MAX)
+	if (!READ_ONCE(rt_run.orphaned) && READ_ONCE(rt_pc_bytes) + len <= RT_PC_MAX)
 		rec = kmalloc(sizeof(*rec) + len,
 			      GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC);
 	spin_lock_irqsave(&rt_pc_lock, flags);
@@ -372,7 +372,7 @@ static ssize_t rt_cmd_read(struct file *file, char __user *ubuf, size_t count, l
 	return len;
 }
 
-/* What the end of the session says about system() (ctl's warnings). */
+/* What the end of the run says about system() (ctl's warnings). */
 static void rt_system_show(struct seq_file *m)
 {
 	if (atomic_read(&rt_system_dropped))
@@ -632,7 +632,7 @@ void rt_transport_show(struct seq_file *m)
 
 static int rt_ctl_show(struct seq_file *m, void *unused)
 {
-	rt_session_show(m);
+	rt_status_show(m);
 	rt_ustack_show(m);
 	rt_system_show(m);
 	rt_transport_show(m);
@@ -665,7 +665,7 @@ static ssize_t rt_ctl_write(struct file *file, const char __user *ubuf, size_t c
 	cmd[n] = 0;
 	strim(cmd);
 	if (!strcmp(cmd, "start")) {
-		rt_sess.staprun_pid = task_tgid_nr(current);
+		rt_run.staprun_pid = task_tgid_nr(current);
 		rc = rt_ctl_start();
 	}
 	else if (!strcmp(cmd, "stop"))

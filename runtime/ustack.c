@@ -285,7 +285,7 @@ static bool rt_us_write_collected(size_t used, size_t space, pid_t tgid, u32 gen
 	size_t off = 0;
 
 	local_irq_save(flags);
-	cpu = this_cpu_ptr(rt_sess.cpus);
+	cpu = this_cpu_ptr(rt_run.cpus);
 	if (!cpu->busy && !cpu->process_context && rt_out_fits(cpu, space)) {
 		cpu->busy = 1;
 		ok = true;

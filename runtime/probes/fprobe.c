@@ -55,7 +55,7 @@ static notrace RT_FPROBE_ENTRY(rt_fprobe_entry)
 
 	/* (fprobe calls its handlers with preemption off.) */
 	if (unlikely(!rt_rcu_watching())) {
-		rt_count_skip(&rt_sess.skipped_unsafe);
+		rt_count_skip(&rt_run.skipped_unsafe);
 		return 1;
 	}
 	p = rt_fexit_probe(entry_ip);
@@ -87,7 +87,7 @@ static notrace RT_FPROBE_EXIT(rt_fprobe_exit_only)
 	const struct rt_probe *p;
 
 	if (unlikely(!rt_rcu_watching())) {
-		rt_count_skip(&rt_sess.skipped_unsafe);
+		rt_count_skip(&rt_run.skipped_unsafe);
 		return;
 	}
 	p = rt_fexit_probe(entry_ip);

@@ -7,7 +7,7 @@
  * likewise through one fprobe where the kernel has it (6.12: fprobe.c),
  * else kretprobes; tracepoints; timers; perf counters; netfilter hooks.
  * Every hit goes through rt_run_probe() (hit.h), begin and end probes
- * through rt_run_begin_end() (session.c).
+ * through rt_run_begin_end() (lifecycle.c).
  *
  * Addresses: the translator gives each function's offset from _text,
  * valid for exactly the kernel build the module was made for (staprun

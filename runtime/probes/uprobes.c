@@ -473,7 +473,7 @@ int rt_uprobe_place(int i, const char **why)
 		}
 	}
 	if (p->kind == RT_UPROBE)
-		up->uc.handler = rt_sess.target ? rt_uprobe_hit_filtered : rt_uprobe_hit;
+		up->uc.handler = rt_run.target ? rt_uprobe_hit_filtered : rt_uprobe_hit;
 	else if (p->entry)
 		up->uc.handler = rt_uprobe_entry_hit;
 	if (p->kind == RT_URETPROBE)

@@ -505,7 +505,7 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 
 	/* The compile and objtool commands, from one runtime object's .cmd
 	 * file; the link command from the module's. */
-	char *cc_file = path_join(dir, ".session.o.cmd");
+	char *cc_file = path_join(dir, ".lifecycle.o.cmd");
 	char *ld_file = xasprintf("%s/.%s.ko.cmd", dir, STUB_MODULE_NAME);
 	struct ptrvec cc_cmds = { 0 }, ld_cmds = { 0 };
 	bool ok = kbuild_commands(cc_file, &cc_cmds) && kbuild_commands(ld_file, &ld_cmds);
@@ -513,8 +513,8 @@ static bool build_stub(struct session *s, const char *dir, const struct ptrvec *
 	struct ptrvec *objtool = cc_cmds.n > 1 ? cc_cmds.v[1] : NULL;
 	struct ptrvec *ld = ok ? ld_cmds.v[0] : NULL; /* "; true" and the like after it */
 
-	char *obj = path_join(dir, "session.o");
-	char *src = path_join(dir, "session.c");
+	char *obj = path_join(dir, "lifecycle.o");
+	char *src = path_join(dir, "lifecycle.c");
 	char *ko = xasprintf("%s/%s.ko", dir, STUB_MODULE_NAME);
 	char *o = xasprintf("%s/%s.o", dir, STUB_MODULE_NAME);
 	char *mod_o = xasprintf("%s/%s.mod.o", dir, STUB_MODULE_NAME);
