@@ -660,24 +660,12 @@ char *cg_expr(struct cg *g, struct node *n)
 	case N_GLOBAL:
 	case N_FUNCTION:
 	case N_PARAM:
-	case N_BLOCK:
-	case N_EXPR_STMT:
-	case N_IF:
-	case N_WHILE:
-	case N_FOR:
-	case N_FOREACH:
-	case N_DELETE:
-	case N_TRY:
-	case N_BREAK:
-	case N_CONTINUE:
-	case N_NEXT:
-	case N_RETURN:
-	case N_EMPTY:
 	case N_STAR:
 	case N_HIST:
 	case N_MEMBER:
 	case N_DEFINED:
 	case N_PROBEWRITE:
+	AST_STMT_CASES
 	case N_NKINDS:
 		break;
 	}

@@ -505,19 +505,7 @@ static void print_expr(struct strbuf *b, const struct node *n)
 	case N_GLOBAL:
 	case N_FUNCTION:
 	case N_PARAM:
-	case N_BLOCK:
-	case N_EXPR_STMT:
-	case N_IF:
-	case N_WHILE:
-	case N_FOR:
-	case N_FOREACH:
-	case N_DELETE:
-	case N_TRY:
-	case N_BREAK:
-	case N_CONTINUE:
-	case N_NEXT:
-	case N_RETURN:
-	case N_EMPTY:
+	AST_STMT_CASES
 	case N_NKINDS:
 		sb_printf(b, "<%s>", ast_kind_name(n->kind));
 		break;
@@ -669,14 +657,7 @@ static void print_stmt(struct strbuf *b, const struct node *n, int depth)
 	case N_EMPTY:
 		sb_puts(b, ";");
 		break;
-	case N_PROBE:
-	case N_ALIAS:
-	case N_PROBE_POINT:
-	case N_PP_COMP:
-	case N_GLOBAL:
-	case N_FUNCTION:
-	case N_PARAM:
-	case N_EMBEDDED:
+	AST_DECL_CASES
 	AST_EXPR_CASES
 	case N_NKINDS:
 		print_expr(b, n);

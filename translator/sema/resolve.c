@@ -554,14 +554,6 @@ static void walk(struct resolver *r, struct node *n)
 		if (n->lhs)
 			walk(r, n->lhs);
 		return;
-	case N_PROBE:
-	case N_ALIAS:
-	case N_PROBE_POINT:
-	case N_PP_COMP:
-	case N_GLOBAL:
-	case N_FUNCTION:
-	case N_PARAM:
-	case N_EMBEDDED:
 	case N_BLOCK:
 	case N_EXPR_STMT:
 	case N_IF:
@@ -581,6 +573,7 @@ static void walk(struct resolver *r, struct node *n)
 	case N_BINARY:
 	case N_UNARY:
 	case N_TERNARY:
+	AST_DECL_CASES
 	case N_NKINDS:
 		ast_for_children(n, walk_child, r);
 		return;
