@@ -582,10 +582,10 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
 	/* The module the type is in: named, else the probe's own, else the
 	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
 	char *module = NULL;
-	if (n->rhs && (n->rhs->str[0] == '/' || !strncmp(n->rhs->str, "./", 2) ||
-		       !strncmp(n->rhs->str, "../", 3))) {
-		/* A program or library, by path (relative to where stap runs,
-		 * as process("./prog") is). */
+	if (n->rhs && memchr(n->rhs->str, '/', strcspn(n->rhs->str, "<"))) {
+		/* A program or library, by path: a name with a '/' (before a
+		 * header's '<'), as process("./prog") takes it; relative to
+		 * where stap runs. */
 		module = realpath(n->rhs->str, NULL);
 		if (!module) {
 			err(&r, "@cast: the module '%s' cannot be found: %s", n->rhs->str,
