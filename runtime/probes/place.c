@@ -221,8 +221,7 @@ int rt_probes_start(void)
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
-		if (pl->p->kind == RT_BEGIN || pl->p->kind == RT_END || pl->p->kind == RT_ERROR ||
-		    pl->registered)
+		if (rt_is_begin_end(pl->p) || pl->registered)
 			continue;
 		/* Placing tens of thousands of probes takes a while, all of it
 		 * in staprun's `start`: Ctrl-C (or kill) ends it here. */
