@@ -135,6 +135,18 @@ static bool step(struct session *s, const struct stub *st, const char *what, str
 	return ok;
 }
 
+/* step() for a command written out as an array of n arguments. */
+static bool step_of(struct session *s, const struct stub *st, const char *what,
+		    const char *const *args, size_t n)
+{
+	struct ptrvec argv = { 0 };
+	for (size_t i = 0; i < n; i++)
+		pv_push(&argv, (void *)args[i]);
+	bool ok = step(s, st, what, &argv, false);
+	pv_free(&argv);
+	return ok;
+}
+
 /* The last steps of either path: the module's checksum, then its signature. */
 static int seal_module(struct session *s, const struct stub *st, const char *ko)
 {
@@ -178,12 +190,8 @@ static int build_with_kbuild(struct session *s, const struct stub *st)
 		fprintf(stderr, "Pass 4: embedded C: building with the kernel's kbuild (slower than "
 				"the prebuilt-stub path)\n");
 	char *m = xasprintf("M=%s", dir);
-	struct ptrvec make = { 0 };
-	const char *const args[] = { "make", "-C", st->kbuild_dir, m, "modules" };
-	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
-		pv_push(&make, (void *)args[i]);
-	bool ok = step(s, st, "building with kbuild", &make, false);
-	pv_free(&make);
+	const char *const make[] = { "make", "-C", st->kbuild_dir, m, "modules" };
+	bool ok = step_of(s, st, "building with kbuild", make, ARRAY_SIZE(make));
 	free(m);
 	if (!ok) {
 		errors = 1;
@@ -192,12 +200,8 @@ static int build_with_kbuild(struct session *s, const struct stub *st)
 	char *ko = xasprintf("%s/%s.ko", dir, name);
 	/* No DWARF here either (strip_debug); after kbuild, whose last step
 	 * (6.12) reads the module's DWARF to write its BTF. */
-	struct ptrvec strip = { 0 };
-	const char *const strip_args[] = { "objcopy", "--strip-debug", ko };
-	for (size_t i = 0; i < ARRAY_SIZE(strip_args); i++)
-		pv_push(&strip, (void *)strip_args[i]);
-	ok = step(s, st, "removing the module's DWARF", &strip, false);
-	pv_free(&strip);
+	const char *const strip[] = { "objcopy", "--strip-debug", ko };
+	ok = step_of(s, st, "removing the module's DWARF", strip, ARRAY_SIZE(strip));
 	char *why = NULL;
 	if (!ok) {
 		free(ko);
