@@ -576,6 +576,12 @@ static void expand_next(struct pp *pp, struct token *t)
 				define_macro(pp, at);
 				continue;
 			}
+			if (!strcmp(t->val.id, "MAXSTRINGLEN")) {
+				tok_free(t);
+				t->kind = NUMBER;
+				t->val.num = pp->env->maxstringlen;
+				return;
+			}
 			const struct macro *m = find_macro(pp, t->val.id);
 			if (!m)
 				return;

@@ -2,7 +2,7 @@
 /*
  * The preprocessor, between the lexer and the grammar: script arguments
  * ($1, @1, $#, @#), macros (@define, from the file itself or from .stpm
- * files), and conditionals (%( CONDITION %? TOKENS %: TOKENS %)) decided by
+ * files, and @MAXSTRINGLEN), and conditionals (%( CONDITION %? TOKENS %: TOKENS %)) decided by
  * the target kernel's version, architecture and configuration.
  */
 #ifndef TAPLINE_PREPROC_H
@@ -19,6 +19,7 @@ struct pp_env {
 	const char *arch;        /* arch */
 	const char *config_path; /* the kernel's .config, read at the first CONFIG_ test */
 	bool guru;               /* guru_mode */
+	long long maxstringlen;  /* @MAXSTRINGLEN: -D MAXSTRINGLEN, the string size */
 	char **argv;             /* $1 ... $argc */
 	int argc;
 	struct ptrvec public_macros; /* from .stpm files, visible everywhere */

@@ -111,23 +111,25 @@
 	X(B_KERNEL_SHORT, "kernel_short", "l:l", false, KREAD(2, true), "The short at a kernel address.") \
 	X(B_KERNEL_CHAR, "kernel_char", "l:l", false, KREAD(1, true), "The char at a kernel address.") \
 	X(B_KERNEL_POINTER, "kernel_pointer", "l:l", false, KREAD(8, false), "The pointer at a kernel address.") \
-	/* the current process's memory, read without waiting for pages; \
+	/* the current process's memory, read without waiting for pages (the \
+	 * numbers' names end in _error: they fail the hit on a fault, where \
+	 * tapsets/uconversions.stp's user_int() and so on give 0); \
 	 * user_string to user_string_n2 kept together: codegen takes them as \
 	 * a range */ \
-	X(B_USER_LONG, "user_long", "l:l", true, UREAD(8, true), "The long at a user address of the current process.") \
-	X(B_USER_ULONG, "user_ulong", "l:l", true, UREAD(8, false), "The unsigned long at a user address.") \
-	X(B_USER_INT, "user_int", "l:l", true, UREAD(4, true), "The int at a user address.") \
-	X(B_USER_UINT32, "user_uint32", "l:l", true, UREAD(4, false), "The unsigned 32-bit number at a user address.") \
-	X(B_USER_SHORT, "user_short", "l:l", true, UREAD(2, true), "The short at a user address.") \
-	X(B_USER_USHORT, "user_ushort", "l:l", true, UREAD(2, false), "The unsigned short at a user address.") \
-	X(B_USER_CHAR, "user_char", "l:l", true, UREAD(1, true), "The char at a user address.") \
-	X(B_USER_INT8, "user_int8", "l:l", true, UREAD(1, true), "The signed byte at a user address.") \
-	X(B_USER_UINT8, "user_uint8", "l:l", true, UREAD(1, false), "The unsigned byte at a user address.") \
-	X(B_USER_INT16, "user_int16", "l:l", true, UREAD(2, true), "The signed 16-bit number at a user address.") \
-	X(B_USER_UINT16, "user_uint16", "l:l", true, UREAD(2, false), "The unsigned 16-bit number at a user address.") \
-	X(B_USER_INT32, "user_int32", "l:l", true, UREAD(4, true), "The signed 32-bit number at a user address.") \
-	X(B_USER_INT64, "user_int64", "l:l", true, UREAD(8, true), "The signed 64-bit number at a user address.") \
-	X(B_USER_UINT64, "user_uint64", "l:l", true, UREAD(8, false), "The unsigned 64-bit number at a user address.") \
+	X(B_USER_LONG, "user_long_error", "l:l", true, UREAD(8, true), "The long at a user address of the current process; a fault fails the hit.") \
+	X(B_USER_ULONG, "user_ulong_error", "l:l", true, UREAD(8, false), "The unsigned long at a user address.") \
+	X(B_USER_INT, "user_int_error", "l:l", true, UREAD(4, true), "The int at a user address.") \
+	X(B_USER_UINT32, "user_uint32_error", "l:l", true, UREAD(4, false), "The unsigned 32-bit number at a user address.") \
+	X(B_USER_SHORT, "user_short_error", "l:l", true, UREAD(2, true), "The short at a user address.") \
+	X(B_USER_USHORT, "user_ushort_error", "l:l", true, UREAD(2, false), "The unsigned short at a user address.") \
+	X(B_USER_CHAR, "user_char_error", "l:l", true, UREAD(1, true), "The char at a user address.") \
+	X(B_USER_INT8, "user_int8_error", "l:l", true, UREAD(1, true), "The signed byte at a user address.") \
+	X(B_USER_UINT8, "user_uint8_error", "l:l", true, UREAD(1, false), "The unsigned byte at a user address.") \
+	X(B_USER_INT16, "user_int16_error", "l:l", true, UREAD(2, true), "The signed 16-bit number at a user address.") \
+	X(B_USER_UINT16, "user_uint16_error", "l:l", true, UREAD(2, false), "The unsigned 16-bit number at a user address.") \
+	X(B_USER_INT32, "user_int32_error", "l:l", true, UREAD(4, true), "The signed 32-bit number at a user address.") \
+	X(B_USER_INT64, "user_int64_error", "l:l", true, UREAD(8, true), "The signed 64-bit number at a user address.") \
+	X(B_USER_UINT64, "user_uint64_error", "l:l", true, UREAD(8, false), "The unsigned 64-bit number at a user address.") \
 	X(B_USER_STRING, "user_string", "s:l", true, OWN, "The NUL-terminated string at a user address of the current process.") \
 	X(B_USER_STRING2, "user_string2", "s:ls", true, OWN, "The string at a user address, or the second argument if it cannot be read.") \
 	X(B_USER_STRING_N, "user_string_n", "s:ll", true, OWN, "At most N bytes of the string at a user address.") \
