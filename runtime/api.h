@@ -425,6 +425,10 @@ rt_long rt_addr(struct rt_context *c);
 rt_long rt_user_mode(struct rt_context *c);
 rt_long rt_uaddr(struct rt_context *c);
 rt_long rt_get_cycles(struct rt_context *c);
+rt_long rt_ktime_get_ns(struct rt_context *c);
+/* A random number from 0 to n - 1, n at most RT_RANDINT_MAX (as SystemTap's randint). */
+#define RT_RANDINT_MAX (1024 * 1024)
+rt_long rt_randint(struct rt_context *c, rt_long n, const char *what, const char *loc);
 rt_long rt_pid2task(struct rt_context *c, rt_long pid);
 void rt_cmdline_args(struct rt_context *c, char *buf, rt_size size, rt_long first, rt_long last,
 		     const char *delim);
@@ -573,6 +577,26 @@ void rt_kwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, co
 	       const char *loc);
 void rt_uwrite(struct rt_context *c, unsigned long addr, int size, rt_long v, const char *what,
 	       const char *loc);
+/* Guru mode: a string and its NUL (at most n bytes of it) at a kernel or
+ * user address, byte by byte as rt_kwrite; an argument register (1 to 6)
+ * or the return value's (in a return probe) through rt_regset. */
+void rt_set_kernel_string(struct rt_context *c, rt_long addr, const char *s, const char *what,
+			  const char *loc);
+void rt_set_kernel_string_n(struct rt_context *c, rt_long addr, rt_long n, const char *s,
+			    const char *what, const char *loc);
+void rt_set_user_string(struct rt_context *c, rt_long addr, const char *s, const char *what,
+			const char *loc);
+void rt_set_user_string_n(struct rt_context *c, rt_long addr, rt_long n, const char *s,
+			  const char *what, const char *loc);
+void rt_set_arg(struct rt_context *c, rt_long n, rt_long v, const char *what, const char *loc);
+void rt_set_returnval(struct rt_context *c, rt_long v, const char *what, const char *loc);
+/* Guru mode (guru.c): signal the current task, busy-wait (at most 100 ms
+ * a call), the kernel stack into the log, panic. */
+void rt_raise(struct rt_context *c, rt_long sig, const char *what, const char *loc);
+void rt_mdelay(struct rt_context *c, rt_long ms, const char *what, const char *loc);
+void rt_udelay(struct rt_context *c, rt_long us, const char *what, const char *loc);
+void rt_dump_stack(struct rt_context *c);
+void rt_panic(struct rt_context *c, const char *msg);
 
 /* --- helpers the generated code inlines --- */
 

@@ -14,6 +14,8 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/pid.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
 #include <linux/timex.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -129,6 +131,30 @@ rt_long rt_uaddr(struct rt_context *c)
 rt_long rt_get_cycles(struct rt_context *c)
 {
 	return (rt_long)get_cycles();
+}
+
+/* A monotonic clock any context may read, NMI too (the kernel's fast
+ * accessor: ktime_get_ns() may spin on its sequence count). */
+rt_long rt_ktime_get_ns(struct rt_context *c)
+{
+	return (rt_long)ktime_get_mono_fast_ns();
+}
+
+/* Each CPU's own generator: plain arithmetic, safe in any context (an NMI
+ * that interrupts it can only repeat a number), seeded at its first use. */
+static DEFINE_PER_CPU(struct rnd_state, rt_rnd);
+
+rt_long rt_randint(struct rt_context *c, rt_long n, const char *what, const char *loc)
+{
+	struct rnd_state *s = this_cpu_ptr(&rt_rnd);
+
+	if (n < 0 || n > RT_RANDINT_MAX) {
+		rt_failf(c, loc, NULL, "%s: the range %lld is outside 0 to %d", what, n, RT_RANDINT_MAX);
+		return 0;
+	}
+	if (!s->s1)
+		prandom_seed_state(s, get_cycles() ^ ((u64)smp_processor_id() << 32) ^ (u64)jiffies);
+	return n ? (rt_long)(((u64)prandom_u32_state(s) * (u64)n) >> 32) : 0;
 }
 
 /* The task is not held: a script may read it (fault-safe) while it lives. */

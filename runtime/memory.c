@@ -362,3 +362,61 @@ char *rt_entry_data(struct rt_context *c)
 {
 	return rt_cpu_of(c)->entry_data;
 }
+
+/* A string and its NUL at addr, at most max bytes of it (max < 0: all),
+ * one byte at a time through rt_write: any byte that cannot be written
+ * fails the hit, and the bytes before it stay written. */
+static void rt_write_string(struct rt_context *c, unsigned long addr, rt_long max, const char *s,
+			    bool user, const char *what, const char *loc)
+{
+	rt_size n = strlen(s), i;
+
+	if (max >= 0 && (rt_size)max < n)
+		n = max;
+	for (i = 0; i <= n && !c->error; i++)
+		rt_write(c, addr + i, 1, i < n ? s[i] : 0, user, what, loc);
+}
+
+void rt_set_kernel_string(struct rt_context *c, rt_long addr, const char *s, const char *what,
+			  const char *loc)
+{
+	rt_write_string(c, addr, -1, s, false, what, loc);
+}
+
+void rt_set_kernel_string_n(struct rt_context *c, rt_long addr, rt_long n, const char *s,
+			    const char *what, const char *loc)
+{
+	rt_write_string(c, addr, n < 0 ? 0 : n, s, false, what, loc);
+}
+
+void rt_set_user_string(struct rt_context *c, rt_long addr, const char *s, const char *what,
+			const char *loc)
+{
+	rt_write_string(c, addr, -1, s, true, what, loc);
+}
+
+void rt_set_user_string_n(struct rt_context *c, rt_long addr, rt_long n, const char *s,
+			  const char *what, const char *loc)
+{
+	rt_write_string(c, addr, n < 0 ? 0 : n, s, true, what, loc);
+}
+
+void rt_set_arg(struct rt_context *c, rt_long n, rt_long v, const char *what, const char *loc)
+{
+	static const int arg_regs[6] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
+
+	if (n < 1 || n > 6) {
+		rt_failf(c, loc, NULL, "%s: argument %lld is not in a register (1 to 6 are)", what, n);
+		return;
+	}
+	rt_regset(c, arg_regs[n - 1], v, what, loc);
+}
+
+void rt_set_returnval(struct rt_context *c, rt_long v, const char *what, const char *loc)
+{
+	if (!rt_is_return(c)) {
+		rt_failf(c, loc, NULL, "%s: only a return probe has a return value to set", what);
+		return;
+	}
+	rt_regset(c, 0, v, what, loc);
+}

@@ -175,11 +175,14 @@ static char *memory_read(struct cg *g, struct node *n, const char *fn, int size,
 }
 
 /* What sema/builtins.h's code column says of each built-in. */
-enum shape { OWN_CODE, VALUE_CALL, STRING_CALL, DO_CALL, KERNEL_READ, USER_READ, ARG_READ };
+enum shape {
+	OWN_CODE, VALUE_CALL, STRING_CALL, DO_CALL, KERNEL_READ, USER_READ, ARG_READ, KERNEL_WRITE,
+	USER_WRITE, CHECKED_CALL, CHECKED_DO
+};
 struct code {
 	enum shape shape;
-	const char *fn; /* VALUE, STRING, DO */
-	int size;       /* KREAD, UREAD, ARG */
+	const char *fn; /* VALUE, STRING, DO, CHECK, CHECK_DO */
+	int size;       /* KREAD, UREAD, ARG, KWRITE, UWRITE */
 	bool is_signed;
 };
 
@@ -191,6 +194,10 @@ static const struct code codes[] = {
 #define KREAD(size, is_signed) { KERNEL_READ, NULL, size, is_signed }
 #define UREAD(size, is_signed) { USER_READ, NULL, size, is_signed }
 #define ARG(size, is_signed) { ARG_READ, NULL, size, is_signed }
+#define KWRITE(size) { KERNEL_WRITE, NULL, size, false }
+#define UWRITE(size) { USER_WRITE, NULL, size, false }
+#define CHECK(fn) { CHECKED_CALL, #fn, 0, false }
+#define CHECK_DO(fn) { CHECKED_DO, #fn, 0, false }
 #define X(id, name, sig, ctx, code, doc) [id] = code,
 	BUILTINS(X)
 #undef X
@@ -201,6 +208,10 @@ static const struct code codes[] = {
 #undef KREAD
 #undef UREAD
 #undef ARG
+#undef KWRITE
+#undef UWRITE
+#undef CHECK
+#undef CHECK_DO
 };
 
 bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
@@ -214,6 +225,40 @@ bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
 }
 
 static char *cg_builtin_own(struct cg *g, struct node *n);
+
+/* A call that may fail the hit, given the call's text and place to name:
+ * a write of k->size bytes (KWRITE, UWRITE), or k->fn (CHECK, CHECK_DO). */
+static char *checked_call(struct cg *g, struct node *n, const struct code *k)
+{
+	int count;
+	char **vals = cg_list(g, n->list, &count);
+	char *text = ast_expr_text(n), *what = c_string(text, strlen(text));
+	char *loc = loc_literal(n);
+	char *res = NULL;
+	if (k->shape == KERNEL_WRITE || k->shape == USER_WRITE) {
+		emit(g, "%s(c, (unsigned long)%s, %d, %s, %s, %s);",
+		     k->shape == KERNEL_WRITE ? "rt_kwrite" : "rt_uwrite", vals[0], k->size, vals[1],
+		     what, loc);
+	} else {
+		struct strbuf args;
+		sb_init(&args);
+		for (int i = 0; i < count; i++)
+			sb_printf(&args, "%s, ", vals[i]);
+		if (k->shape == CHECKED_CALL) {
+			res = new_long_temp(g);
+			emit(g, "%s = %s(c, %s%s, %s);", res, k->fn, args.s ? args.s : "", what, loc);
+		} else {
+			emit(g, "%s(c, %s%s, %s);", k->fn, args.s ? args.s : "", what, loc);
+		}
+		free(args.s);
+	}
+	fail_check(g);
+	free_list(vals, count);
+	free(text);
+	free(what);
+	free(loc);
+	return res ? res : xstrdup("0");
+}
 
 char *cg_builtin(struct cg *g, struct node *n)
 {
@@ -254,6 +299,11 @@ char *cg_builtin(struct cg *g, struct node *n)
 		free(loc);
 		return res;
 	}
+	case KERNEL_WRITE:
+	case USER_WRITE:
+	case CHECKED_CALL:
+	case CHECKED_DO:
+		return checked_call(g, n, k);
 	case OWN_CODE:
 		break;
 	}

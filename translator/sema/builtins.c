@@ -18,6 +18,21 @@ const struct builtin *builtin_find(const char *name)
 	return NULL;
 }
 
+const char *builtin_guru_reason(enum builtin_id id)
+{
+	if (id == B_PRINTK || id == B_DUMP_STACK)
+		return "writing to the kernel log from a probe can hold its CPU on a slow console";
+	if (id >= B_SET_KERNEL_LONG && id <= B_SET_RETURNVAL)
+		return "a write changes what the probed code sees";
+	if (id == B_RAISE)
+		return "a signal changes what the process does";
+	if (id == B_MDELAY || id == B_UDELAY)
+		return "busy-waiting in a probe stalls its CPU";
+	if (id == B_PANIC)
+		return "it stops the machine";
+	return NULL;
+}
+
 void builtin_each_name(void (*fn)(const char *, void *), void *ctx)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)

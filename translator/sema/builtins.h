@@ -19,7 +19,14 @@
  *   KREAD(n, s)   n bytes at a kernel address, signed if s (rt_kread)
  *   UREAD(n, s)   the same at a user address (rt_uread)
  *   ARG(n, s)     argument N by the calling convention, n bytes (rt_arg)
+ *   KWRITE(n)     n bytes of the second argument at a kernel address (rt_kwrite)
+ *   UWRITE(n)     the same at a user address (rt_uwrite)
+ *   CHECK(fn)     the expression fn(c, args..., what, loc): fn may fail the
+ *                 hit, naming the call (what) and where it is (loc)
+ *   CHECK_DO(fn)  the statement fn(c, args..., what, loc) likewise
  *   OWN           code of its own in cg-builtins.c
+ *
+ * builtin_guru_reason() names those that need guru mode.
  */
 #ifndef TAPLINE_BUILTINS_H
 #define TAPLINE_BUILTINS_H
@@ -175,7 +182,42 @@
 	/* numbers */ \
 	X(B_ABS, "abs", "l:l", false, OWN, "The absolute value of a number.") \
 	X(B_MAX, "max", "l:ll", false, OWN, "The larger of two numbers.") \
-	X(B_MIN, "min", "l:ll", false, OWN, "The smaller of two numbers.")
+	X(B_MIN, "min", "l:ll", false, OWN, "The smaller of two numbers.") \
+	X(B_RANDINT, "randint", "l:l", false, CHECK(rt_randint), "A random number from 0 to N - 1 (N at most 1048576); not for cryptography.") \
+	X(B_KTIME_GET_NS, "ktime_get_ns", "l:", false, VALUE(rt_ktime_get_ns), "Nanoseconds of the kernel's monotonic clock (since boot, not counting suspend).") \
+	/* guru mode: writes to memory and registers, fault-safe, and the machine */ \
+	X(B_SET_KERNEL_LONG, "set_kernel_long", "v:ll", false, KWRITE(8), "Guru mode: write a long at a kernel address (a bad or read-only address is an error).") \
+	X(B_SET_KERNEL_INT, "set_kernel_int", "v:ll", false, KWRITE(4), "Guru mode: write an int at a kernel address.") \
+	X(B_SET_KERNEL_SHORT, "set_kernel_short", "v:ll", false, KWRITE(2), "Guru mode: write a short at a kernel address.") \
+	X(B_SET_KERNEL_CHAR, "set_kernel_char", "v:ll", false, KWRITE(1), "Guru mode: write a char at a kernel address.") \
+	X(B_SET_KERNEL_POINTER, "set_kernel_pointer", "v:ll", false, KWRITE(8), "Guru mode: write a pointer at a kernel address.") \
+	X(B_SET_KERNEL_STRING, "set_kernel_string", "v:ls", false, CHECK_DO(rt_set_kernel_string), "Guru mode: write a string and its NUL at a kernel address.") \
+	X(B_SET_KERNEL_STRING_N, "set_kernel_string_n", "v:lls", false, CHECK_DO(rt_set_kernel_string_n), "Guru mode: write at most N bytes of a string, then a NUL, at a kernel address.") \
+	X(B_SET_USER_LONG, "set_user_long", "v:ll", true, UWRITE(8), "Guru mode: write a long at a user address of the current process.") \
+	X(B_SET_USER_INT, "set_user_int", "v:ll", true, UWRITE(4), "Guru mode: write an int at a user address.") \
+	X(B_SET_USER_SHORT, "set_user_short", "v:ll", true, UWRITE(2), "Guru mode: write a short at a user address.") \
+	X(B_SET_USER_CHAR, "set_user_char", "v:ll", true, UWRITE(1), "Guru mode: write a char at a user address.") \
+	X(B_SET_USER_POINTER, "set_user_pointer", "v:ll", true, UWRITE(8), "Guru mode: write a pointer at a user address.") \
+	X(B_SET_USER_STRING, "set_user_string", "v:ls", true, CHECK_DO(rt_set_user_string), "Guru mode: write a string and its NUL at a user address.") \
+	X(B_SET_USER_STRING_N, "set_user_string_n", "v:lls", true, CHECK_DO(rt_set_user_string_n), "Guru mode: write at most N bytes of a string, then a NUL, at a user address.") \
+	X(B_SET_USER_STRING_ARG, "set_user_string_arg", "v:ls", true, CHECK_DO(rt_set_user_string), "Guru mode: the same as set_user_string (for a string argument's address).") \
+	X(B_SET_INT_ARG, "set_int_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: set argument N (1 to 6) of the probed function, at its entry.") \
+	X(B_SET_UINT_ARG, "set_uint_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for an unsigned int argument.") \
+	X(B_SET_S32_ARG, "set_s32_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for a signed 32-bit argument.") \
+	X(B_SET_U32_ARG, "set_u32_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for an unsigned 32-bit argument.") \
+	X(B_SET_LONG_ARG, "set_long_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for a long argument.") \
+	X(B_SET_ULONG_ARG, "set_ulong_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for an unsigned long argument.") \
+	X(B_SET_LONGLONG_ARG, "set_longlong_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for a long long argument.") \
+	X(B_SET_ULONGLONG_ARG, "set_ulonglong_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for an unsigned long long argument.") \
+	X(B_SET_S64_ARG, "set_s64_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for a signed 64-bit argument.") \
+	X(B_SET_U64_ARG, "set_u64_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for an unsigned 64-bit argument.") \
+	X(B_SET_POINTER_ARG, "set_pointer_arg", "v:ll", true, CHECK_DO(rt_set_arg), "Guru mode: the same for a pointer argument.") \
+	X(B_SET_RETURNVAL, "set_returnval", "v:l", true, CHECK_DO(rt_set_returnval), "Guru mode: set the probed function's return value (in a return probe).") \
+	X(B_RAISE, "raise", "v:l", true, CHECK_DO(rt_raise), "Guru mode: send a signal to the current task (an error where its signal lock is held).") \
+	X(B_MDELAY, "mdelay", "v:l", false, CHECK_DO(rt_mdelay), "Guru mode: busy-wait N milliseconds (at most 100).") \
+	X(B_UDELAY, "udelay", "v:l", false, CHECK_DO(rt_udelay), "Guru mode: busy-wait N microseconds (at most 100000).") \
+	X(B_DUMP_STACK, "dump_stack", "v:", false, DO(rt_dump_stack), "Guru mode: print the kernel stack of the hit into the kernel log.") \
+	X(B_PANIC, "panic", "v:s", false, DO(rt_panic), "Guru mode: panic the kernel with this message.")
 
 enum builtin_id {
 #define X(id, name, sig, ctx, code, doc) id,
@@ -193,6 +235,8 @@ struct builtin {
 
 /* NULL when name is not a built-in function. */
 const struct builtin *builtin_find(const char *name);
+/* Why a built-in needs guru mode (a sentence fragment), NULL if it does not. */
+const char *builtin_guru_reason(enum builtin_id id);
 /* For "did you mean": call fn on every built-in name. */
 void builtin_each_name(void (*fn)(const char *name, void *ctx), void *ctx);
 /* Every built-in, in table order. */

@@ -672,10 +672,9 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		return builtin_result(b);
 	}
 	(void)want;
-	/* printk from any probe context can hold the CPU on a slow console. */
-	if (b->id == B_PRINTK && !c->s->guru && n->loc.file == c->s->prog.user_file && c->report)
-		diag_error(n->loc, D_NEEDS_GURU, "printk() needs guru mode: writing to the kernel "
-			   "log from a probe can hold its CPU on a slow console");
+	const char *guru = builtin_guru_reason(b->id);
+	if (guru && !c->s->guru && n->loc.file == c->s->prog.user_file && c->report)
+		diag_error(n->loc, D_NEEDS_GURU, "%s() needs guru mode: %s", b->name, guru);
 	switch (b->id) {
 	case B_PRINTF:
 	case B_SPRINTF:
