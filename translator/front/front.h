@@ -2,7 +2,8 @@
 /*
  * Pass 1, the front end: source text to syntax tree. The lexer (lexer.l),
  * the preprocessor (preproc.c) and the grammar (parser.y) turn one file
- * into its top-level declarations; tapset.c finds the tapset library.
+ * into its top-level declarations, which syntax.c checks; tapset.c finds
+ * the tapset library.
  */
 #ifndef TAPLINE_FRONT_H
 #define TAPLINE_FRONT_H
@@ -15,6 +16,9 @@
  * (N_PROBE, N_ALIAS, N_GLOBAL, N_FUNCTION, N_EMBEDDED) to decls. Returns
  * the number of errors. */
 int parse_file(int file, struct pp_env *env, struct ptrvec *decls);
+/* syntax.c: the rules the grammar does not state, on the declarations
+ * decls[first..] that parse_file read from file (guru: stap -g). */
+void syntax_check(int file, bool guru, struct ptrvec *decls, size_t first);
 /* Read a .stpm file: its @define macros become public. */
 int parse_macro_file(int file, struct pp_env *env);
 

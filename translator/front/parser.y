@@ -60,6 +60,7 @@ void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char
 #include <string.h>
 
 #include "front/diag.h"
+#include "front/front.h"
 #include "front/preproc.h"
 
 int stp_lex(STP_STYPE *lval, STP_LTYPE *lloc, struct parse_state *ps);
@@ -1030,9 +1031,11 @@ int parse_file(int file, struct pp_env *env, struct ptrvec *decls)
 {
 	int before = diag_errors();
 	too_deep_reported = false;
+	size_t first = decls->n;
 	struct parse_state ps = { .pp = pp_open(file, env, false), .decls = decls };
 	stp_parse(&ps);
 	pp_close(ps.pp);
+	syntax_check(file, env->guru, decls, first);
 	return diag_errors() - before;
 }
 

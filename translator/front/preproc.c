@@ -275,12 +275,26 @@ static const char *keyword(const struct token *t)
 
 /* @define NAME [ '(' PARAM { ',' PARAM } ')' ] '%(' BODY '%)'
  * NAME may be a keyword: '@limit' is no keyword. */
+/* @define and @MAXSTRINGLEN are not macros (a macro may take an
+ * operator's name, as in SystemTap: @define max(a, b) ...). */
+static bool reserved_macro_name(const char *name)
+{
+	return !strcmp(name, "define") || !strcmp(name, "MAXSTRINGLEN");
+}
+
 static void define_macro(struct pp *pp, struct loc at)
 {
 	struct token t;
 	raw_next(pp, &t);
 	if (t.kind != IDENT && !keyword(&t)) {
 		diag_error(t.loc, D_MACRO, "expected a macro name after '@define'");
+		tok_free(&t);
+		skip_to_close(pp);
+		return;
+	}
+	const char *name = t.kind == IDENT ? t.val.id : keyword(&t);
+	if (reserved_macro_name(name)) {
+		diag_error(t.loc, D_MACRO, "'@%s' is part of the language and cannot be redefined", name);
 		tok_free(&t);
 		skip_to_close(pp);
 		return;
@@ -920,6 +934,10 @@ static int skip_branch(struct pp *pp, bool stop_at_else, struct loc at)
 			if (depth == 0)
 				diag_error(t.loc, D_PREPROCESSOR, "a preprocessor conditional has one '%%:'");
 			break;
+		case PP_THEN:
+			if (depth == 0)
+				diag_error(t.loc, D_PREPROCESSOR, "a preprocessor conditional has one '%%?'");
+			break;
 		default:
 			tok_free(&t);
 			break;
@@ -1025,7 +1043,9 @@ int pp_lex(struct pp *pp, STP_STYPE *val, struct loc *loc)
 				free(pp->conds.v[--pp->conds.n]);
 			continue;
 		case PP_THEN:
-			diag_error(t.loc, D_PREPROCESSOR, "'%%?' outside a preprocessor conditional");
+			diag_error(t.loc, D_PREPROCESSOR, pp->conds.n ?
+				   "a preprocessor conditional has one '%%?'" :
+				   "'%%?' outside a preprocessor conditional");
 			continue;
 		case AT_ID:
 			t.kind = at_token(pp, &t);

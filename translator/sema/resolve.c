@@ -159,10 +159,8 @@ static void collect_function(struct session *s, struct node *d)
 	struct symbol *f = new_symbol(SYM_FUNCTION, d->name, d->loc, d);
 	f->type = d->decl_type;
 	for (struct node *p = d->list; p; p = p->next) {
-		if (find(&f->vars, p->name)) {
-			diag_error(p->loc, D_REDEFINED, "parameter '%s' appears twice", p->name);
-			continue;
-		}
+		if (find(&f->vars, p->name))
+			continue; /* pass 1 reported it */
 		struct symbol *ps = new_symbol(SYM_PARAM, p->name, p->loc, p);
 		ps->type = p->decl_type;
 		ps->assigned = true;
@@ -199,12 +197,7 @@ static void collect_global(struct session *s, struct node *d)
 /* Top-level embedded C: kernel headers and helpers for guru-mode code. */
 static void collect_embedded(struct session *s, struct node *d)
 {
-	if (in_user_file(s, d->loc) && !s->guru) {
-		diag_error(d->loc, D_NEEDS_GURU, "embedded C needs guru mode");
-		diag_hint("run stap with -g; the module is then built with the kernel's full kbuild, "
-			  "which takes a few seconds");
-		return;
-	}
+	/* (Pass 1 refused it in the user's script without guru mode.) */
 	pv_push(&s->prog.embedded, d);
 	s->prog.uses_embedded_c = true;
 }
@@ -540,17 +533,9 @@ static void walk(struct resolver *r, struct node *n)
 			diag_error(n->loc, D_MISPLACED, "'%s' outside of a loop",
 				   n->kind == N_BREAK ? "break" : "continue");
 		return;
-	case N_NEXT:
-		if (r->sc->func) {
-			diag_error(n->loc, D_MISPLACED, "'next' is only allowed in a probe body");
-			diag_hint("use 'return' to leave a function");
-		}
+	case N_NEXT: /* (pass 1 checked where next and return are) */
 		return;
 	case N_RETURN:
-		if (!r->sc->func) {
-			diag_error(n->loc, D_MISPLACED, "'return' is not allowed in a probe body");
-			diag_hint("use 'next' to leave a probe early");
-		}
 		if (n->lhs)
 			walk(r, n->lhs);
 		return;

@@ -563,10 +563,7 @@ static enum type check_value(struct checker *c, struct node *n, bool hist_ok, co
 static void check_format(struct checker *c, struct node *call)
 {
 	struct node *fmt = call->list;
-	if (fmt->kind != N_STR) {
-		if (c->report)
-			diag_error(fmt->loc, D_BAD_FORMAT, "the format of %s must be a literal string",
-				   call->name);
+	if (fmt->kind != N_STR) { /* pass 1 reported it */
 		for (struct node *a = fmt->next; a; a = a->next)
 			check_expr(c, a, T_UNKNOWN);
 		return;
@@ -622,11 +619,8 @@ static void check_format(struct checker *c, struct node *call)
 static void resolve_counter(struct checker *c, struct node *n)
 {
 	struct node *name = n->list;
-	if (name->kind != N_STR) {
+	if (name->kind != N_STR) { /* pass 1 reported it */
 		check_expr(c, name, T_STRING);
-		if (c->report)
-			diag_error(name->loc, D_UNKNOWN_COUNTER,
-				   "@perf needs a counter's name as a literal string: @perf(\"NAME\")");
 		return;
 	}
 	struct suggest sg;
@@ -684,9 +678,6 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 	case B_PRINTDLN:
 	case B_SPRINTD:
 	case B_SPRINTDLN:
-		if (n->list->kind != N_STR && c->report)
-			diag_error(n->list->loc, D_BAD_FORMAT,
-				   "the delimiter of %s must be a literal string", b->name);
 		check_expr(c, n->list, T_STRING);
 		for (struct node *a = n->list->next; a; a = a->next)
 			check_value(c, a, false, b->name);
@@ -1033,13 +1024,8 @@ static enum type check_assign(struct checker *c, struct node *n)
 static void compile_regex(struct checker *c, struct node *n)
 {
 	struct node *pat = n->rhs;
-	if (pat->kind != N_STR) {
-		if (c->report)
-			diag_error(pat->loc, D_BAD_REGEX,
-				   "the regular expression of '%s' must be a literal string",
-				   ast_op_name(n->op));
-		return;
-	}
+	if (pat->kind != N_STR)
+		return; /* pass 1 reported it */
 	if (!c->report || n->num)
 		return;
 	char *err = NULL;
@@ -1133,8 +1119,8 @@ static bool is_guru_ok(struct checker *c, struct node *n)
 		return true;
 	}
 	if (c->report) {
-		diag_error(n->loc, D_NEEDS_GURU, "%s needs guru mode", n->kind == N_CONST ? "@const" :
-								       "embedded C");
+		/* (embedded C in the script without -g stopped pass 1) */
+		diag_error(n->loc, D_NEEDS_GURU, "@const needs guru mode");
 		diag_hint("run stap with -g; the module is then built with the kernel's full kbuild, "
 			  "which takes a few seconds");
 	}
@@ -1332,20 +1318,13 @@ static void check_stmt_child(struct node *child, void *ctx)
 	check_stmt(ctx, child);
 }
 
-/* One sort at most: a key's, or the value's (array or value variable). */
+/* Its one sort (pass 1 saw there is at most one): a key's, or the
+ * value's, which sorting the value variable means too. */
 static void check_foreach_sort(struct checker *c, struct node *n, struct symbol *sym)
 {
-	int sorts = n->sort != 0;
 	int value_sort = n->sort;
-	if (n->then && n->then->sort) {
-		sorts++;
-		value_sort = n->then->sort; /* sorting the value variable sorts by value */
-	}
-	for (struct node *k = n->list; k; k = k->next)
-		sorts += k->sort != 0;
-	if (sorts > 1 && c->report)
-		diag_error(n->loc, D_FOREACH, "a foreach sorts by one key or by the value, not by %d",
-			   sorts);
+	if (n->then && n->then->sort)
+		value_sort = n->then->sort;
 	/* Pass 3 reads the value's sort on the foreach; this walk may run
 	 * again, and must count it once. */
 	if (c->report && n->then && n->then->sort) {
