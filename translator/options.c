@@ -277,6 +277,8 @@ void options_parse(struct session *s, int argc, char **argv)
 			s->background = true;
 			break;
 		case 'e':
+			if (s->script_text)
+				fatal("-e gives the script once; put all of it in one -e");
 			s->script_text = optarg;
 			break;
 		case 'l':
@@ -515,7 +517,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ LIMIT_MAXNESTING, 1, 100 },          { LIMIT_MAXTRYLOCK, 0, 100000 },
 		{ LIMIT_TRYLOCKDELAY, 0, 1000 },       { LIMIT_HIST_ELISION, -1, 1000 },
 		{ LIMIT_MAXSKIPPED, 0, 1000000000 },   { LIMIT_MAXACTIVE, 0, 4096 },
-		{ LIMIT_MAXWILDCARD, 1, 100000 },      { LIMIT_MAXMAPENTRIES, 1, INT_MAX },
+		{ LIMIT_MAXWILDCARD, 1, 1000000 },      { LIMIT_MAXMAPENTRIES, 1, INT_MAX },
 		{ LIMIT_MAXERRORS, 0, 1000000000 },
 		/* The watchdogs act after 10 s (hard lockup) to 21 s (RCU stall). */
 		{ LIMIT_MAXHITTIME, 100, 1000000 },

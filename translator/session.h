@@ -28,7 +28,7 @@
 	X(MAXACTIVE, 0, "concurrent calls a return probe tracks (0: chosen by CPU count)")   \
 	X(HIST_ELISION, 2, "empty histogram rows kept around data (0: none, -1: keep all)")  \
 	X(BUFFER_KB, 1024, "output buffer per CPU, in KiB (-s sets it in MiB)")              \
-	X(MAXWILDCARD, 1000, "probes one wildcard probe point may place (Tapline's own)")        \
+	X(MAXWILDCARD, 100000, "probes one wildcard probe point may place (Tapline's own)")        \
 	X(MAXHITTIME, 100000, "microseconds one probe hit may run (not begin and end; Tapline's)") \
 	X(STP_OVERLOAD_INTERVAL, 1000000000, "ns over which the overload check measures handlers") \
 	X(STP_OVERLOAD_THRESHOLD, 500000000, "ns of handler time per interval that stop the script") \

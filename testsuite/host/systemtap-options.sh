@@ -39,6 +39,8 @@ host_systemtap_options() {
 	[ $? -eq 1 ] && grep -q "did you mean 'MAXACTION'" <<<"$out" || bad+="typo: $out"$'\n'
 	out=$("$stap" -p1 -D 'FOO=a;b' -e 'probe begin { }' 2>&1)
 	[ $? -eq 1 ] && grep -q 'letters, digits and' <<<"$out" || bad+="bad value: $out"$'\n'
+	out=$("$stap" -p1 -e 'probe begin { }' -e 'probe end { }' 2>&1)
+	[ $? -eq 1 ] && grep -q -- '-e gives the script once' <<<"$out" || bad+="two -e: $out"$'\n'
 	out=$("$stap" -p1 -D MAXBACKTRACE=100 -e 'probe begin { }' 2>&1)
 	[ $? -eq 1 ] && grep -q 'MAXBACKTRACE must be between 1 and 64' <<<"$out" || bad+="range: $out"$'\n'
 	out=$("$stap" -p2 -r "$release" -W -e 'function f() { } probe begin { }' 2>&1)

@@ -59,7 +59,7 @@ static void check_call(struct node *n)
 		diag_error(first->loc, D_BAD_FORMAT, "the format of %s must be a literal string",
 			   n->name);
 	/* @perf(NAME) (tapsets/macros.stpm) names a counter a probe defines. */
-	if (!strcmp(n->name, "__perf_read") && first && first->kind != N_STR)
+	if (!strcmp(n->name, "__perf_read") && first && (first->kind != N_STR || !first->str_len))
 		diag_error(first->loc, D_UNKNOWN_COUNTER,
 			   "@perf needs a counter's name as a literal string: @perf(\"NAME\")");
 }

@@ -127,9 +127,12 @@ bool want_number(const struct pp_ctx *c, int i, bool required, long long *out)
 }
 
 /*
- * Wildcards could name thousands of functions, each a kprobe: at most
- * -D MAXWILDCARD (1000) for one probe point. True (after the error) when
- * n matches, of what names them, are more.
+ * A wildcard that names more places than any script means (a typo such as
+ * "*" for "*_read"): at most -D MAXWILDCARD (100000) for one probe point,
+ * enough for every function of a kernel (SystemTap's examples wildcard
+ * thousands); time and memory are bounded where the probes are placed
+ * (MAXMEMORY, an interruptible start). True (after the error) when n
+ * matches, of what names them, are more.
  */
 bool too_many_matches(const struct pp_ctx *c, struct loc loc, const char *what, size_t n,
 			     const char *noun)
