@@ -26,6 +26,16 @@ host_kernel_dwarf() {
 		fail "$name" "listed $listed of 2; placed $placed: $(head -5 <<<"$out")"
 	fi
 
+	# GCC's DWARF has bprm_execve inlined inside bprm_execve itself: no
+	# second site, or kprocess.exec fires twice per exec.
+	name=host/kernel-dwarf-inline-copy-inside-itself-is-no-second-site
+	out=$("$stap" -r "$release" "${a[@]}" -p2 -e 'probe kernel.function("bprm_execve") {}' 2>&1)
+	if [ "$(grep -c ' /\* kprobe ' <<<"$out")" = 1 ] && ! grep -q 'error' <<<"$out"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -5 <<<"$out")"
+	fi
+
 	name=host/kernel-dwarf-listing-shows-parameters-and-locals
 	out=$("$stap" -r "$release" "${a[@]}" -L 'kernel.function("vfs_read")' 2>&1)
 	if grep -qE '^kernel\.function\("vfs_read@fs/read_write\.c:[0-9]+"\) \$file:struct file\* \$buf:char\* \$count:size_t \$pos:loff_t\*' <<<"$out"; then

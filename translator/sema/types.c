@@ -1724,10 +1724,12 @@ int types_check(struct session *s)
 	walk_program(&c);
 	if (diag_errors() != before)
 		return diag_errors() - before;
-	/* An unused global has no type to learn: it would hold a number. */
+	/* A global never read (unused, or only deleted: a tapset's array a
+	 * script's choice of macros leaves empty) has no type to learn: it
+	 * would hold a number. */
 	for (size_t i = 0; i < prog->globals.n; i++) {
 		struct symbol *g = prog->globals.v[i];
-		if (g->type == T_UNKNOWN && !g->read && !g->assigned)
+		if (g->type == T_UNKNOWN && !g->read)
 			g->type = T_LONG;
 		if (g->is_array && g->nkeys < 0) {
 			/* Declared, never used with keys: one number key. */

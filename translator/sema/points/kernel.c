@@ -253,6 +253,15 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 	const struct kfunc *in = (site->is_inline || site->is_statement) && site->text_offset
 					 ? kernel_function_at(c->s->kernel, site->text_offset, &in_why)
 					 : NULL;
+	/* A copy of a function inside the function itself (GCC's DWARF has
+	 * bprm_execve inlined at bprm_execve+0x64 on 6.1) is no second place:
+	 * the entry probe sees each call already. */
+	if (site->is_inline && in && !strcmp(in->name, site->function)) {
+		if (c->s->verbose)
+			fprintf(stderr, "stap: %s@_text+0x%llx left out: it is inside %s itself\n",
+				site->function, (unsigned long long)site->text_offset, in->name);
+		return false;
+	}
 	if (in && in_why != KF_OK && in_why != KF_NOTRACE) {
 		if (c->s->verbose)
 			fprintf(stderr, "stap: %s@_text+0x%llx (in %s) left out: %s %s\n",
