@@ -674,26 +674,16 @@ static void warn_never_assigned(struct session *s, const struct ptrvec *vars,
 	}
 }
 
-/* Is the array modified, here or in a called function? */
+/* Is the array modified (assigned, added to, deleted from), here or in
+ * a function called from here? Reading it, statistics' @count and the
+ * rest too, is not. */
 struct modify_ctx {
 	struct symbol *array;
-	struct node *where;
+	struct node *where;   /* the first modification, or the call that leads to one */
+	struct ptrvec seen;   /* functions walked already */
 };
 
-static bool function_writes(struct symbol *f, struct symbol *g, struct ptrvec *seen)
-{
-	for (size_t i = 0; i < seen->n; i++)
-		if (seen->v[i] == f)
-			return false;
-	pv_push(seen, f);
-	for (size_t i = 0; i < f->globals_wr.n; i++)
-		if (f->globals_wr.v[i] == g)
-			return true;
-	for (size_t i = 0; i < f->calls.n; i++)
-		if (function_writes(f->calls.v[i], g, seen))
-			return true;
-	return false;
-}
+static bool modified_in(struct node *body, struct modify_ctx *m);
 
 static void find_modification(struct node *n, void *ctx)
 {
@@ -707,15 +697,29 @@ static void find_modification(struct node *n, void *ctx)
 		m->where = n;
 		return;
 	}
-	if (n->kind == N_CALL && n->sym) {
-		struct ptrvec seen = { 0 };
-		if (function_writes(n->sym, m->array, &seen))
-			m->where = n;
-		pv_free(&seen);
-		if (m->where)
-			return;
+	if (n->kind == N_CALL && n->sym && n->sym->decl->body->kind != N_EMBEDDED) {
+		bool seen = false;
+		for (size_t i = 0; i < m->seen.n && !seen; i++)
+			seen = m->seen.v[i] == n->sym;
+		if (!seen) {
+			pv_push(&m->seen, n->sym);
+			if (modified_in(n->sym->decl->body, m)) {
+				m->where = n;
+				return;
+			}
+		}
 	}
 	ast_for_children(n, find_modification, ctx);
+}
+
+static bool modified_in(struct node *body, struct modify_ctx *m)
+{
+	struct node *outer = m->where;
+	m->where = NULL;
+	find_modification(body, m);
+	bool found = m->where != NULL;
+	m->where = outer;
+	return found;
 }
 
 /* SystemTap's rule: the array a foreach iterates stays as it is. */
@@ -723,8 +727,9 @@ static void check_foreach(struct node *n, void *ctx)
 {
 	(void)ctx;
 	if (n->kind == N_FOREACH && n->lhs->kind != N_HIST && n->lhs->sym) {
-		struct modify_ctx m = { n->lhs->sym, NULL };
+		struct modify_ctx m = { n->lhs->sym, NULL, { 0 } };
 		find_modification(n->body, &m);
+		pv_free(&m.seen);
 		if (m.where) {
 			diag_error(m.where->loc, D_MODIFIED_IN_FOREACH,
 				   "'%s' is modified inside a foreach over it", m.array->name);
