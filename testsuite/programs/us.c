@@ -13,6 +13,8 @@
  *   nocfi         main > us_nocfi (us-nocfi.c: no CFI, no frame pointer) > us_leaf
  *   say N         the chain N times, us_leaf writing "hop" to stderr each time
  *                 (a system call deep in a known chain), then exits at once
+ *   socket        5 bytes written and read (write(2), read(2)) and 3 sent and
+ *                 received (send(2), recv(2)) on a Unix socket pair
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "us.h"
@@ -136,10 +139,19 @@ int main(int argc, char **argv)
 			r = us_one(1);
 	} else if (!strcmp(mode, "nocfi")) {
 		r = us_nocfi(2, us_leaf);
+	} else if (!strcmp(mode, "socket")) {
+		/* write(2)/read(2) and send(2)/recv(2) on a socket pair */
+		int sv[2];
+		char buf[8];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			return 1;
+		r = (int)write(sv[0], "hello", 5) + (int)read(sv[1], buf, 5);
+		r += (int)send(sv[0], "abc", 3, 0) + (int)recv(sv[1], buf, 3, 0);
 	} else if (!strcmp(mode, "deep") && argc > 2) {
 		r = us_deep(atoi(argv[2]));
 	} else {
-		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS | nocfi | say N\n");
+		fprintf(stderr, "usage: us chain | spin MS | late [MS] | deep N | repeat N MS | nocfi | say N | socket\n");
 		return 2;
 	}
 	printf("us %s %d\n", mode, r);

@@ -46,7 +46,11 @@ static void staprun_args(const struct session *s, struct ptrvec *argv, bool for_
 		add_arg(argv, "-D");
 	if (s->target_cmd) {
 		add_arg(argv, "-c");
-		add_arg(argv, s->target_cmd);
+		/* The guest has one channel for stdout, which -o sends to the
+		 * file: the command's own output goes to stderr instead, so
+		 * that the file holds the script's alone, as on the host. */
+		add_arg(argv, for_vm && s->output_file ? xasprintf("exec >&2; %s", s->target_cmd)
+							: s->target_cmd);
 	}
 	if (s->target_pid) {
 		add_arg(argv, "-x");
