@@ -51,6 +51,9 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 		     /* symbol: the file's name under /proc/systemtap/MODULE/ */
 		     RT_PROCFS_READ, RT_PROCFS_WRITE,
 		     RT_NETFILTER,
+		     /* a hardware watchpoint on every CPU: at offset, or at text_offset
+		      * from _text; perf_type HW_BREAKPOINT_W or _RW, perf_config its length */
+		     RT_HWBKPT,
 		     /* perf.*.counter("NAME"): a counting event per thread of the
 		      * program symbol names (0: the -c/-x target), for @perf */
 		     RT_PERF_COUNTER };
@@ -70,7 +73,8 @@ struct rt_probe {
 	rt_size text_offset;     /* RT_KPROBE, RT_KRETPROBE: the function's offset from _text; 0: unknown */
 	rt_long period_ns;       /* RT_TIMER */
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
-	/* RT_PERF: the perf event (perf_event_attr's type and config) and how
+	/* RT_PERF: the perf event (perf_event_attr's type and config; RT_HWBKPT:
+	 * its bp_type and bp_len) and how
 	 * many of its events make one hit (RT_PROFILE needs nothing: every CPU,
 	 * every tick). */
 	rt_long perf_type, perf_config, perf_sample;

@@ -95,7 +95,8 @@ void rt_probefunc(struct rt_context *c, char *buf, rt_size size)
 
 	/* A sampled hit is in whatever it interrupted: the kernel function
 	 * there, or "" in user space. */
-	if (p && (p->kind == RT_PROFILE || p->kind == RT_PERF || p->kind == RT_TIMER)) {
+	if (p && (p->kind == RT_PROFILE || p->kind == RT_PERF || p->kind == RT_TIMER ||
+		  p->kind == RT_HWBKPT)) {
 		if (regs && !user_mode(regs))
 			rt_symname(c, buf, size, (rt_long)instruction_pointer(regs));
 		else

@@ -59,6 +59,10 @@ enum probe_kind {
 	 * the file's name under /proc/systemtap/MODULE/ */
 	PK_PROCFS_READ, PK_PROCFS_WRITE,
 	PK_NETFILTER, /* netfilter.hook(H).pf(P)[.priority(N)]: a hook in the initial namespace */
+	/* kernel.data(A).write|.rw: a hardware watchpoint on every CPU, at
+	 * offset (an address) or text_offset (a variable's, from _text);
+	 * perf_type the kind (HW_BREAKPOINT_W, _RW), perf_config its length */
+	PK_HWBKPT,
 	/* perf.*[.process("PATH")].counter("NAME"): symbol is NAME, user_file
 	 * the program (NULL: the -c/-x target); read by @perf, never fires */
 	PK_PERF_COUNTER,

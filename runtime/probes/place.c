@@ -66,6 +66,8 @@ static int rt_place(struct rt_placed *pl)
 		return 0;
 	case RT_NETFILTER:
 		return rt_netfilter_place(pl);
+	case RT_HWBKPT:
+		return rt_hwbkpt_place(pl);
 	case RT_BEGIN:
 	case RT_END:
 	case RT_ERROR:
@@ -256,7 +258,14 @@ int rt_probes_start(void)
 					   pl->p->symbol, rt_errno_text(rc), rc);
 			continue;
 		}
-		if (pl->p->kind == RT_PERF)
+		if (pl->p->kind == RT_HWBKPT)
+			rt_message("error", "cannot place probe %s: %s (%d)", pl->p->pp,
+				   rc == -ENOSPC ? "every debug register is taken (x86 has 4; other "
+						   "watchpoints or debuggers hold them)"
+				   : rc == -EINVAL ? "the kernel refuses a watchpoint there"
+						   : rt_errno_text(rc),
+				   rc);
+		else if (pl->p->kind == RT_PERF)
 			/* A virtual machine, or a CPU without that counter. */
 			rt_message("error", "cannot place probe %s: %s (%d)", pl->p->pp,
 				   rc == -ENOENT || rc == -EOPNOTSUPP || rc == -EINVAL
@@ -496,6 +505,7 @@ void rt_probes_stop(void)
 			rt_profile_remove(pl);
 			break;
 		case RT_PERF:
+		case RT_HWBKPT:
 			rt_perf_remove(pl);
 			break;
 		case RT_NETFILTER:

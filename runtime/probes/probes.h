@@ -107,6 +107,7 @@ void rt_timer_remove(struct rt_placed *pl);
 int rt_profile_place(struct rt_placed *pl);
 void rt_profile_remove(struct rt_placed *pl);
 int rt_perf_place(struct rt_placed *pl);
+int rt_hwbkpt_place(struct rt_placed *pl);
 void rt_perf_remove(struct rt_placed *pl);
 int rt_netfilter_place(struct rt_placed *pl);
 void rt_netfilter_remove(struct rt_placed *pl);

@@ -765,6 +765,8 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_PROCFS_WRITE";
 	case PK_NETFILTER:
 		return "RT_NETFILTER";
+	case PK_HWBKPT:
+		return "RT_HWBKPT";
 	case PK_PERF_COUNTER:
 		return "RT_PERF_COUNTER";
 	}

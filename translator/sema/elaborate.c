@@ -281,6 +281,8 @@ static const char *kind_text(enum probe_kind k)
 		return "procfs write";
 	case PK_NETFILTER:
 		return "netfilter hook";
+	case PK_HWBKPT:
+		return "hardware watchpoint";
 	case PK_PERF_COUNTER:
 		return "perf counter per thread";
 	}
@@ -337,7 +339,11 @@ void sema_print(const struct session *s, FILE *f)
 		if (p->symbol)
 			fprintf(f, " %s%s%s", p->module ? p->module : "", p->module ? ":" : "",
 				p->symbol);
-		if (p->offset)
+		if (p->kind == PK_HWBKPT)
+			fprintf(f, " at %s0x%llx, %lld bytes, %s", p->text_offset ? "_text+" : "",
+				(unsigned long long)(p->text_offset ? p->text_offset : (uint64_t)p->offset),
+				p->perf_config, p->perf_type == 2 ? "writes" : "reads and writes");
+		else if (p->offset)
 			fprintf(f, "%+lld", (long long)p->offset);
 		if (p->site && p->site->build_id)
 			fprintf(f, " (build-id %s)", p->site->build_id);

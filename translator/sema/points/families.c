@@ -57,13 +57,13 @@ static const struct family lifecycle_family = {
 /* Every family, in the order a point is offered to them (and the hint
  * and "did you mean" list them). */
 static const struct family *const families[] = {
-	&lifecycle_family, &timer_family,   &perf_family,    &kernel_family, &module_family,
+	&lifecycle_family, &timer_family,   &perf_family,    &data_family, &kernel_family, &module_family,
 	&tracepoint_family, &process_family, &procfs_family, &netfilter_family,
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
 static const char *const later_families[] = { "tp_syscall",
-					      "kprobe.module", "kernel.data", "java", "python2",
+					      "kprobe.module", "java", "python2",
 					      "python3" };
 
 void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx)

@@ -69,6 +69,6 @@ struct family {
 	void (*resolve)(struct pp_ctx *c);
 };
 extern const struct family timer_family, perf_family, kernel_family, module_family,
-	tracepoint_family, process_family, procfs_family, netfilter_family;
+	tracepoint_family, process_family, procfs_family, netfilter_family, data_family;
 
 #endif
