@@ -37,10 +37,11 @@
 #include "util.h"
 
 
-/* What the preprocessor sees: a made-up kernel and two script arguments. */
+/* What the preprocessor sees: a made-up kernel and two script arguments;
+ * guru mode, so that embedded C parses. */
 static char *test_args[] = { "42", "two words" };
 static struct pp_env test_env = { .release = "6.1.0-99-test", .arch = "x86_64",
-				  .argv = test_args, .argc = 2 };
+				  .argv = test_args, .argc = 2, .guru = true };
 
 /* "#   label: text", one line of text per "#" line. */
 static void detail(const char *label, const char *text)
@@ -789,11 +790,11 @@ static void test_precedence(void)
 	/* =~ and !~ are comparison-level operators, never '=' or '!' then '~'. */
 	check_expr_tree("s =~ \"a\"", "(=~ s \"a\")");
 	check_expr_tree("s!~\"a\"", "(!~ s \"a\")");
-	check_expr_tree("x=~1", "(=~ x 1)");
+	check_expr_tree("x=~\"1\"", "(=~ x \"1\")");
 	check_expr_tree("x = ~1", "(= x (~ 1))");
-	check_grouping("a =~ b == c", "(a =~ b) == c", "a =~ (b == c)");
-	check_grouping("a . b !~ c", "(a . b) !~ c", "a . (b !~ c)");
-	check_grouping("a && b =~ c", "a && (b =~ c)", "(a && b) =~ c");
+	check_grouping("a =~ \"b\" == c", "(a =~ \"b\") == c", "a =~ (\"b\" == c)");
+	check_grouping("a . b !~ \"c\"", "(a . b) !~ \"c\"", "a . (b !~ \"c\")");
+	check_grouping("a && b =~ \"c\"", "a && (b =~ \"c\")", "(a && b) =~ \"c\"");
 	/* 'in' binds between '&' and the comparisons, as in SystemTap. */
 	check_grouping("a == b in m", "(a == b) in m", NULL);
 	check_grouping("a & b in m", "a & (b in m)", NULL);

@@ -16,6 +16,7 @@
 
 #include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
+#include "debuginfo/headers.h"
 #include "debuginfo/userelf.h"
 #include "front/diag.h"
 #include "sema/sema.h"
@@ -575,73 +576,106 @@ void target_save_at_entry(struct handler *h, struct node *entry, size_t size)
 	pv_push(&h->entry_exprs, entry);
 }
 
-struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
-					  bool quiet)
+/*
+ * The type named in module (one of @cast's choices): a program or library
+ * by path (a '/' before any header's '<', relative to where stap runs, as
+ * process("./prog") takes it), a kernel module or the kernel (a
+ * "kernel<linux/fs.h>" header list is the kernel's types), or headers
+ * alone ("<sys/un.h>": compiled for their DWARF). *user: the type reads
+ * user memory. NULL with *why.
+ */
+static struct ctype *cast_type_in(struct session *s, const char *spec, const char *type,
+				  bool *user, char **why)
 {
-	struct resolver r = { s, h, n, quiet, false };
-	/* The module the type is in: named, else the probe's own, else the
-	 * kernel. "kernel<linux/fs.h>" (SystemTap's header form) is the kernel. */
+	size_t name_len = strcspn(spec, "<");
 	char *module = NULL;
-	if (n->rhs && memchr(n->rhs->str, '/', strcspn(n->rhs->str, "<"))) {
-		/* A program or library, by path: a name with a '/' (before a
-		 * header's '<'), as process("./prog") takes it; relative to
-		 * where stap runs. */
-		module = realpath(n->rhs->str, NULL);
-		if (!module) {
-			err(&r, "@cast: the module '%s' cannot be found: %s", n->rhs->str,
-			    strerror(errno));
+	*user = false;
+	if (memchr(spec, '/', name_len)) {
+		char *path = xstrndup(spec, name_len);
+		module = realpath(path, NULL);
+		if (!module)
+			*why = xasprintf("the module '%s' cannot be found: %s", path, strerror(errno));
+		free(path);
+		if (!module)
 			return NULL;
-		}
-	} else if (n->rhs) {
-		module = xstrndup(n->rhs->str, strcspn(n->rhs->str, "<"));
-		char *norm = debugfind_module_name(module);
-		free(module);
-		module = norm;
+		*user = true;
+	} else if (!name_len && spec[0] == '<') {
+		module = headers_library(spec, why);
+		if (!module)
+			return NULL;
 	} else {
-		module = xstrdup(h && h->site ? h->site->object : "kernel");
+		char *name = xstrndup(spec, name_len);
+		module = debugfind_module_name(name);
+		free(name);
 	}
-	char *why = NULL;
 	struct ctype *t = NULL;
 	/* The kernel's types from its DWARF if installed (and not --btf), else its BTF. */
 	struct btf_source *kbtf = !strcmp(module, "kernel") ? sema_kernel_btf(s) : NULL;
 	if (!kbtf || !s->force_btf)
-		t = dw_find_type(sema_debuginfo(s), module, n->str, &why);
+		t = dw_find_type(sema_debuginfo(s), module, type, why);
 	if (!t && kbtf) {
-		free(why);
-		why = NULL;
-		t = btf_find_type(kbtf, n->str, &why);
+		free(*why);
+		*why = NULL;
+		t = btf_find_type(kbtf, type, why);
 	}
 	/* A module's types from its BTF when its DWARF is not installed (or
 	 * with --btf): the .ko carries them, on top of the kernel's. */
 	if (!t && strcmp(module, "kernel") && module[0] != '/' && !s->force_symtab &&
-	    (s->force_btf || (why && strstr(why, "no debug information")) || !why)) {
+	    (s->force_btf || (*why && strstr(*why, "no debug information")) || !*why)) {
 		char *mwhy = NULL;
 		struct btf_source *mb = sema_module_btf(s, module, &mwhy);
 		if (mb) {
-			free(why);
-			why = NULL;
-			t = btf_find_type(mb, n->str, &why);
+			free(*why);
+			*why = NULL;
+			t = btf_find_type(mb, type, why);
 			if (!t) {
-				free(why);
-				why = xasprintf("neither %s's BTF nor the kernel's has type '%s'", module,
-						n->str);
+				free(*why);
+				*why = xasprintf("neither %s's BTF nor the kernel's has type '%s'", module,
+						 type);
 			}
 		}
 		free(mwhy);
 	}
-	if (!t) {
-		err(&r, "@cast: %s", why ? why : "no debug information for that module");
-		if (!why)
-			hint(&r, "@cast reads the type from the DWARF of '%s'; install its debug "
-				 "information or name another module: @cast(p, \"type\", \"module\")",
-			     module);
+	if (!t && !*why)
+		*why = xasprintf("no debug information for '%s': install it, or name another module: "
+				 "@cast(p, \"type\", \"module\")", module);
+	free(module);
+	return t;
+}
+
+struct target_access *target_resolve_cast(struct session *s, struct handler *h, struct node *n,
+					  bool quiet)
+{
+	struct resolver r = { s, h, n, quiet, false };
+	/* The modules to look in, in order ("foo:kernel:bar", as SystemTap
+	 * takes them): the first that has the type; none named: the probe's
+	 * own, else the kernel. */
+	char *specs = xstrdup(n->rhs ? n->rhs->str : h && h->site ? h->site->object : "kernel");
+	char *why = NULL;
+	struct ctype *t = NULL;
+	bool user = false;
+	for (char *spec = specs, *next; spec && !t; spec = next) {
+		/* A ':' between choices, not one inside a header list. */
+		next = strchr(spec, ':');
+		char *lt = strchr(spec, '<');
+		if (next && lt && lt < next)
+			next = NULL;
+		if (next)
+			*next++ = 0;
 		free(why);
-		free(module);
+		why = NULL;
+		t = cast_type_in(s, spec, n->str, &user, &why);
+	}
+	free(specs);
+	if (!t) {
+		err(&r, "@cast: %s", why);
+		free(why);
 		return NULL;
 	}
+	free(why);
 	struct target_access *a = xcalloc(1, sizeof *a);
-	a->user = module[0] == '/';
-	free(module);
+	/* A program's type reads its memory; a header's, where the probe is. */
+	a->user = user || (n->rhs && n->rhs->str[0] == '<' && h && h->site && h->site->is_user);
 	a->text = ast_expr_text(n);
 	a->base_expr = n->lhs;
 	a->base_type = ctype_complete(t);
