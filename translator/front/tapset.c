@@ -435,8 +435,9 @@ static bool may_name_alias(const struct node *pp, const char *alias)
 	char *copy = xstrdup(alias), *save = NULL;
 	bool ok = true;
 	for (char *part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
-		/* "**" may stand for the rest of the name. */
-		if (c && !strcmp(c->name, "**"))
+		/* "**", whole or inside a component ("sys**pen"), may stand for
+		 * the rest of the name. */
+		if (c && strstr(c->name, "**"))
 			break;
 		if (!c || (fnmatch(c->name, part, 0) != 0 && fnmatch(part, c->name, 0) != 0)) {
 			ok = false;

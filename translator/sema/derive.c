@@ -5,7 +5,8 @@
  * with the handler it runs.
  *
  * A point that names a probe alias (its components match the alias's name,
- * '*' included: "syscall.*", and "**" for one or more whole components)
+ * '*' included: "syscall.*", and "**" for one or more whole components, or
+ * inside one for any text across dots: "*sys**pen" is nd_syscall.open)
  * stands for the alias's own points, which may be aliases again. A point
  * may name an alias and go on (a suffix: "my.read.return" where my.read is
  * an alias): the suffix is added to each of the alias's own points. An
@@ -20,6 +21,9 @@
  * implies '?'). One written with '?' (or reached through one) may yield
  * none. A point with a condition ('if (EXPR)') runs
  * its body only while the condition holds: the body starts with a guard.
+ * A point with wildcards in its component names that names no alias
+ * stands for the families' points it matches ("kerne*.funct*("f").*" is
+ * kernel.function("f").return and .call), each optional.
  */
 #include <fnmatch.h>
 #include <string.h>
@@ -45,11 +49,9 @@ struct deriver {
 	struct ptrvec made;        /* struct made *: the handlers made for decl, by chain */
 };
 
-/* Does component u (as written in a probe) match component a of an alias's name? */
-static bool comp_matches(const struct node *u, const struct node *a)
+/* Does component u's argument (as written in a probe) match component a's? */
+static bool comp_matches_arg(const struct node *u, const struct node *a)
 {
-	if (fnmatch(u->name, a->name, 0) != 0)
-		return false;
 	if (!u->lhs != !a->lhs)
 		return false;
 	return !u->lhs || (u->lhs->kind == a->lhs->kind &&
@@ -57,11 +59,39 @@ static bool comp_matches(const struct node *u, const struct node *a)
 						  : strcmp(u->lhs->str, a->lhs->str) == 0));
 }
 
+/* Does component u (as written in a probe) match component a of an alias's name? */
+static bool comp_matches(const struct node *u, const struct node *a)
+{
+	return fnmatch(u->name, a->name, 0) == 0 && comp_matches_arg(u, a);
+}
+
+/* names[0..k), joined by dots. */
+static char *joined_names_of(char **names, int k)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (int i = 0; i < k; i++)
+		sb_printf(&b, "%s%s", i ? "." : "", names[i]);
+	return sb_detach(&b);
+}
+
+/* Components a and the k - 1 after it, joined by dots. */
+static char *joined_names(const struct node *a, int k)
+{
+	struct strbuf b;
+	sb_init(&b);
+	for (int i = 0; i < k && a; i++, a = a->next)
+		sb_printf(&b, "%s%s", i ? "." : "", a->name);
+	return sb_detach(&b);
+}
+
 /*
  * Do components u (a probe's) match all of an alias's name, a? Returns how
  * many of u that takes, or -1. A component "**" matches one or more whole
- * components (the fewest that let the rest match). With whole, u must be
- * used up; without, what is left of it is a suffix for the alias's points.
+ * components (the fewest that let the rest match); "**" inside one, its
+ * text across as many as it needs ("sys**pen" is syscall.open). With
+ * whole, u must be used up; without, what is left of it is a suffix for
+ * the alias's points.
  */
 static int match_name(const struct node *u, const struct node *a, bool whole, int used)
 {
@@ -75,6 +105,20 @@ static int match_name(const struct node *u, const struct node *a, bool whole, in
 			if (n >= 0 || !rest)
 				return n;
 		}
+	}
+	if (strstr(u->name, "**")) {
+		const struct node *last = a;
+		for (int k = 1; last; k++, last = last->next) {
+			char *names = joined_names(a, k);
+			bool ok = fnmatch(u->name, names, 0) == 0;
+			free(names);
+			if (ok && !u->lhs == !last->lhs && comp_matches_arg(u, last)) {
+				int n = match_name(u->next, last->next, whole, used + 1);
+				if (n >= 0)
+					return n;
+			}
+		}
+		return -1;
 	}
 	if (!comp_matches(u, a))
 		return -1;
@@ -379,12 +423,88 @@ static void note_skipped(const struct deriver *d, struct node *pp)
 	free(text);
 }
 
+/* --- wildcards over the families' points --- */
+
+/* Do components u match the shape's names[at..n]? last_of[i]: the last
+ * name component i of u took (its argument goes there). */
+static bool match_shape(const struct node *u, int i, char **names, int n, int at, int *last_of)
+{
+	if (!u)
+		return at == n;
+	if (at == n || i >= 8)
+		return false;
+	bool across = strstr(u->name, "**") != NULL;
+	for (int k = 1; at + k <= n && (k == 1 || across); k++) {
+		char *text = joined_names_of(names + at, k);
+		bool ok = fnmatch(u->name, text, 0) == 0;
+		free(text);
+		last_of[i] = at + k - 1;
+		if (ok && match_shape(u->next, i + 1, names, n, at + k, last_of))
+			return true;
+	}
+	return false;
+}
+
+struct shapes_ctx {
+	struct deriver *d;
+	struct node *pp;
+	struct ptrvec seen; /* shapes tried, as text */
+	int matched, total;
+};
+
+/* One family shape: if the point's names match it, the point with its
+ * names, the arguments where the point had them, resolved (optional). */
+static void try_shape(const char *shape, void *arg)
+{
+	struct shapes_ctx *sc = arg;
+	for (size_t i = 0; i < sc->seen.n; i++)
+		if (!strcmp(sc->seen.v[i], shape))
+			return;
+	pv_push(&sc->seen, (void *)shape);
+	char *copy = xstrdup(shape), *names[8];
+	int n = 0;
+	for (char *tok = strtok(copy, "."); tok && n < 8; tok = strtok(NULL, "."))
+		names[n++] = tok;
+	int last_of[8];
+	if (match_shape(sc->pp->list, 0, names, n, 0, last_of)) {
+		struct node *p = ast_new(N_PROBE_POINT, sc->pp->loc);
+		for (int j = 0; j < n; j++) {
+			struct node *k = ast_new(N_PP_COMP, sc->pp->loc);
+			k->name = xstrdup(names[j]);
+			int i = 0;
+			for (const struct node *u = sc->pp->list; u; u = u->next, i++)
+				if (last_of[i] == j && u->lhs)
+					k->lhs = ast_clone(u->lhs);
+			p->list = ast_append(p->list, k);
+		}
+		sc->matched++;
+		sc->total += resolve_point(sc->d, p, true);
+	}
+	free(copy);
+}
+
 static int resolve_point(struct deriver *d, struct node *pp, bool optional)
 {
 	if (pp->cond)
 		pv_push(&d->chain, pp);
 	bool matched = false;
 	int total = through_aliases(d, pp, optional, &matched);
+	bool wild = false;
+	for (const struct node *c = pp->list; c && !matched; c = c->next)
+		wild |= strpbrk(c->name, "*?[") != NULL;
+	if (!matched && wild && !probe_point_taken(pp)) {
+		struct shapes_ctx sc = { .d = d, .pp = pp };
+		probe_point_shapes(try_shape, &sc);
+		pv_free(&sc.seen);
+		matched = sc.matched > 0;
+		total = sc.total;
+		if (matched && !total && !optional) {
+			char *text = ast_probe_point_text(pp);
+			diag_error(pp->loc, D_UNKNOWN_PROBE, "no probe point '%s' matches can be placed "
+				   "on kernel %s (-v says why)", text, d->s->release);
+			free(text);
+		}
+	}
 	if (!matched) {
 		bool targets = sema_uses_targets(d->decl->body);
 		for (size_t i = 0; i < d->chain.n && !targets; i++) {

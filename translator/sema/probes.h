@@ -26,6 +26,10 @@ int probe_point_resolve(struct session *s, struct point *pt);
  * the families' order: the hint for an unknown point, stap
  * --dump-probe-types and the manual page's check. */
 void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx);
+/* Whether some family takes the point (by its component names). */
+bool probe_point_taken(struct node *pp);
+/* Each family's point shapes, component names only ("kernel.function.return"). */
+void probe_point_shapes(void (*fn)(const char *shape, void *ctx), void *ctx);
 
 /*
  * probecache.c (stap --probe-cache). probe_cache_query looks up what a DWARF

@@ -73,6 +73,13 @@ void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx)
 			fn(*u, ctx);
 }
 
+void probe_point_shapes(void (*fn)(const char *shape, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		for (const char *const *sh = families[i]->shapes; *sh; sh++)
+			fn(*sh, ctx);
+}
+
 static void join_usage(const char *usage, void *ctx)
 {
 	struct strbuf *b = ctx;
@@ -155,6 +162,17 @@ void unknown_shape(struct pp_ctx *c)
 	free(shape);
 }
 
+
+bool probe_point_taken(struct node *pp)
+{
+	struct pp_ctx c = { .pp = pp };
+	for (struct node *k = pp->list; k && c.n < (int)ARRAY_SIZE(c.comps); k = k->next)
+		c.comps[c.n++] = (struct comp){ k->name, k->lhs, k->loc };
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		if (families[i]->first ? comp_is(&c, 0, families[i]->first) : families[i]->takes(&c))
+			return true;
+	return false;
+}
 
 int probe_point_resolve(struct session *s, struct point *pt)
 {
