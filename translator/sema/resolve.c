@@ -450,6 +450,21 @@ static void walk_call(struct resolver *r, struct node *n)
 		unknown_function(r, n);
 }
 
+/* A probe point's condition reads globals only (pass 1 saw it calls and
+ * changes nothing): it is evaluated whenever they change, where no
+ * probe's locals exist. */
+static void condition_global(struct node *n, void *ctx)
+{
+	struct resolver *r = ctx;
+	if ((n->kind == N_VAR || n->kind == N_IN || (n->kind == N_INDEX && n->name)) &&
+	    !sema_find_global(r->s, n->name, n->loc.file)) {
+		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition reads globals only; "
+			   "'%s' is not one", n->name);
+		return;
+	}
+	ast_for_children(n, condition_global, ctx);
+}
+
 static void walk(struct resolver *r, struct node *n)
 {
 	switch (n->kind) {
@@ -539,9 +554,13 @@ static void walk(struct resolver *r, struct node *n)
 		if (n->lhs)
 			walk(r, n->lhs);
 		return;
+	case N_IF:
+		if (n->guard)
+			condition_global(n->cond, r);
+		ast_for_children(n, walk_child, r);
+		return;
 	case N_BLOCK:
 	case N_EXPR_STMT:
-	case N_IF:
 	case N_EMPTY:
 	case N_NUM:
 	case N_STR:

@@ -822,9 +822,13 @@ static bool registers_are_live(struct checker *c, struct handler *h)
 static enum type check_target_assign(struct checker *c, struct node *n)
 {
 	struct node *t = n->lhs;
-	/* A procfs probe's $value is the script's to write: the file's text. */
+	/* A procfs read probe's $value is the script's to write: the file's
+	 * text. A write probe's is what was written, the script's to read. */
 	if (is_procfs_value(c, t)) {
-		if (n->op != OP_ASSIGN && n->op != OP_CONCAT && c->report)
+		if (is_special_target(c, t, "value", PK_PROCFS_WRITE, PK_PROCFS_WRITE) && c->report)
+			diag_error(t->loc, D_NOT_ASSIGNABLE, "a procfs write probe's $value is what "
+				   "was written: it can be read, not set");
+		else if (n->op != OP_ASSIGN && n->op != OP_CONCAT && c->report)
 			diag_error(n->loc, D_TYPE_MISMATCH, "$value is a string: set it with '=' or "
 				   "add to it with '.='");
 		t->access = &procfs_value;

@@ -45,7 +45,7 @@ static void perf_counter_point(struct pp_ctx *c, int next, long long type, long 
 	char *path = NULL, *why = NULL;
 	int pi = comp_is(c, next, "process") ? next++ : -1;
 	if (next + 1 != c->n || !comp_is(c, next, "counter") || !c->comps[next].arg ||
-	    c->comps[next].arg->kind != N_STR) {
+	    c->comps[next].arg->kind != N_STR || !c->comps[next].arg->str[0]) {
 		if (next < c->n && comp_is(c, next, "counter"))
 			diag_error(c->comps[next].loc, D_BAD_PROBE_ARG,
 				   "counter needs the counter's name: .counter(\"NAME\"), which @perf(\"NAME\") reads");
