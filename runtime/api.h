@@ -430,6 +430,13 @@ rt_long rt_user_mode(struct rt_context *c);
 rt_long rt_uaddr(struct rt_context *c);
 rt_long rt_get_cycles(struct rt_context *c);
 rt_long rt_ktime_get_ns(struct rt_context *c);
+void rt_probe_type(struct rt_context *c, char *buf, rt_size size);
+rt_long rt_registers_valid(struct rt_context *c);
+/* The current task's kernel stack: its size, and the bytes in use (or
+ * free) where the hit began; 0 when the hit is not on it (an IRQ stack). */
+rt_long rt_stack_size(struct rt_context *c);
+rt_long rt_stack_used(struct rt_context *c);
+rt_long rt_stack_unused(struct rt_context *c);
 /* A random number from 0 to n - 1, n at most RT_RANDINT_MAX (as SystemTap's randint). */
 #define RT_RANDINT_MAX (1024 * 1024)
 rt_long rt_randint(struct rt_context *c, rt_long n, const char *what, const char *loc);

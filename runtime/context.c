@@ -141,6 +141,96 @@ rt_long rt_ktime_get_ns(struct rt_context *c)
 	return (rt_long)ktime_get_mono_fast_ns();
 }
 
+void rt_probe_type(struct rt_context *c, char *buf, rt_size size)
+{
+	const struct rt_probe *p = rt_cpu_of(c)->probe;
+	const char *t = "begin_end";
+
+	switch (p ? p->kind : RT_BEGIN) {
+	case RT_BEGIN:
+	case RT_END:
+	case RT_ERROR:
+		break;
+	case RT_TIMER:
+		t = "hrtimer";
+		break;
+	case RT_KPROBE:
+		t = "kprobe";
+		break;
+	case RT_KRETPROBE:
+		t = "kretprobe";
+		break;
+	case RT_TRACEPOINT:
+		t = "tracepoint";
+		break;
+	case RT_PROFILE:
+		t = "profile_timer";
+		break;
+	case RT_PERF:
+	case RT_PERF_COUNTER:
+		t = "perf_event";
+		break;
+	case RT_UPROBE:
+		t = "uprobe";
+		break;
+	case RT_URETPROBE:
+		t = "uretprobe";
+		break;
+	case RT_PROCESS_BEGIN:
+	case RT_PROCESS_END:
+	case RT_THREAD_BEGIN:
+	case RT_THREAD_END:
+		t = "utrace";
+		break;
+	case RT_PROCFS_READ:
+	case RT_PROCFS_WRITE:
+		t = "procfs";
+		break;
+	case RT_NETFILTER:
+		t = "netfilter";
+		break;
+	case RT_HWBKPT:
+		t = "hw_breakpoint";
+		break;
+	}
+	strscpy(buf, t, size);
+}
+
+rt_long rt_registers_valid(struct rt_context *c)
+{
+	return c->regs != NULL;
+}
+
+rt_long rt_stack_size(struct rt_context *c)
+{
+	return THREAD_SIZE;
+}
+
+/* Bytes below the top of the current task's kernel stack at the hit's
+ * start; -1 when the hit runs on another stack. */
+static long rt_stack_depth(struct rt_context *c)
+{
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	if (!base || c->stack_base < base || c->stack_base >= base + THREAD_SIZE)
+		return -1;
+	return (long)(base + THREAD_SIZE - c->stack_base);
+}
+
+rt_long rt_stack_used(struct rt_context *c)
+{
+	long d = rt_stack_depth(c);
+
+	return d < 0 ? 0 : d;
+}
+
+rt_long rt_stack_unused(struct rt_context *c)
+{
+	long d = rt_stack_depth(c);
+
+	return d < 0 ? 0 : THREAD_SIZE - d;
+}
+
 /* Each CPU's own generator: plain arithmetic, safe in any context (an NMI
  * that interrupts it can only repeat a number), seeded at its first use. */
 static DEFINE_PER_CPU(struct rnd_state, rt_rnd);

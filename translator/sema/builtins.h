@@ -185,6 +185,11 @@
 	X(B_MIN, "min", "l:ll", false, OWN, "The smaller of two numbers.") \
 	X(B_RANDINT, "randint", "l:l", false, CHECK(rt_randint), "A random number from 0 to N - 1 (N at most 1048576); not for cryptography.") \
 	X(B_KTIME_GET_NS, "ktime_get_ns", "l:", false, VALUE(rt_ktime_get_ns), "Nanoseconds of the kernel's monotonic clock (since boot, not counting suspend).") \
+	X(B_PROBE_TYPE, "probe_type", "s:", true, STRING(rt_probe_type), "The kind of the probe that fired, as SystemTap names it: \"kprobe\", \"kretprobe\", \"uprobe\", \"tracepoint\", \"hrtimer\", \"perf_event\", \"begin_end\", ...") \
+	X(B_REGISTERS_VALID, "registers_valid", "l:", true, VALUE(rt_registers_valid), "Whether the probe that fired has the probed code's registers (register() and the like read them).") \
+	X(B_STACK_SIZE, "stack_size", "l:", false, VALUE(rt_stack_size), "The size of a task's kernel stack, in bytes.") \
+	X(B_STACK_USED, "stack_used", "l:", true, VALUE(rt_stack_used), "The bytes of the current task's kernel stack in use where the probe hit began (0 on an interrupt stack).") \
+	X(B_STACK_UNUSED, "stack_unused", "l:", true, VALUE(rt_stack_unused), "The bytes of it still free (0 on an interrupt stack).") \
 	/* guru mode: writes to memory and registers, fault-safe, and the machine */ \
 	X(B_SET_KERNEL_LONG, "set_kernel_long", "v:ll", false, KWRITE(8), "Guru mode: write a long at a kernel address (a bad or read-only address is an error).") \
 	X(B_SET_KERNEL_INT, "set_kernel_int", "v:ll", false, KWRITE(4), "Guru mode: write an int at a kernel address.") \
