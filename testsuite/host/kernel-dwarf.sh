@@ -36,6 +36,18 @@ host_kernel_dwarf() {
 		fail "$name" "$(head -5 <<<"$out")"
 	fi
 
+	# SystemTap's aliases on inlined functions: their copies from DWARF.
+	name=host/kernel-dwarf-aliases-on-inlined-functions
+	out=$("$stap" -r "$release" "${a[@]}" -p2 -e 'probe tty.resize { printf("%s %d %d\n", name,
+		old_row, new_col) } probe signal.check_ignored { printf("%d %s\n", sig, sig_name) }' 2>&1)
+	if grep -qE '^kernel\.function\("tiocswinsz@.*kprobe' <<<"$out" &&
+		grep -qE '^kernel\.function\("sig_ignored@.*kprobe' <<<"$out" &&
+		! grep -q 'error' <<<"$out"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -5 <<<"$out")"
+	fi
+
 	name=host/kernel-dwarf-listing-shows-parameters-and-locals
 	out=$("$stap" -r "$release" "${a[@]}" -L 'kernel.function("vfs_read")' 2>&1)
 	if grep -qE '^kernel\.function\("vfs_read@fs/read_write\.c:[0-9]+"\) \$file:struct file\* \$buf:char\* \$count:size_t \$pos:loff_t\*' <<<"$out"; then
