@@ -74,6 +74,7 @@ static void usage(FILE *f)
 		"  -d PATH       embed the symbols of the user-space file PATH too (usymname() and\n"
 		"                stacks); -d MODULE is accepted (kernel symbols come from kallsyms)\n"
 		"  --ldd         -d for the shared libraries the probed programs need\n"
+		"  --prologue-searching[=always|never|auto]  accepted for SystemTap's scripts\n"
 		"  --suppress-handler-errors  a hit that fails is skipped and counted, and the\n"
 		"                script goes on (as try { ... } catch { next })\n"
 		"  --suppress-time-limits  with -g: no overload check, MAXACTION and MAXHITTIME\n"
@@ -234,7 +235,7 @@ void options_parse(struct session *s, int argc, char **argv)
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_VM_NET, OPT_LDD, OPT_COMPATIBLE,
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_PROBE_TYPES, OPT_ALL_MODULES,
-	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE };
+	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_PROLOGUE_SEARCHING };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -260,6 +261,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
+		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 		{ NULL, 0, NULL, 0 },
 	};
 	for (int i = 0; i < NLIMITS; i++)
@@ -378,6 +380,13 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LDD:
 			s->ldd = true;
+			break;
+		case OPT_PROLOGUE_SEARCHING:
+			/* Parameters are read where DWARF's location lists say at the
+			 * probe's address, with or without a prologue: nothing to choose. */
+			if (optarg && strcmp(optarg, "always") && strcmp(optarg, "never") &&
+			    strcmp(optarg, "auto"))
+				fatal("--prologue-searching takes always, never or auto, not '%s'", optarg);
 			break;
 		case OPT_COMPATIBLE:
 			s->compatible = optarg;

@@ -11,7 +11,8 @@ host_systemtap_options() {
 		"--suppress-handler-errors" "-g --suppress-time-limits" "-D MAXBACKTRACE=20" \
 		"-D KRETACTIVE=100" "-D STP_NO_BUILDID_CHECK" "-D STP_NO_OVERLOAD" "-DFOO" \
 		"-D STP_OVERLOAD_THRESHOLD=600000000" "-D STP_OVERLOAD_INTERVAL=1000000000" \
-		"-o /dev/null -S 2" "-o /dev/null -S 1,5" "-F -o /dev/null" "-F" "-F -S 4"; do
+		"-o /dev/null -S 2" "-o /dev/null -S 1,5" "-F -o /dev/null" "-F" "-F -S 4" \
+		"--prologue-searching=always" "--prologue-searching"; do
 		# shellcheck disable=SC2086
 		out=$("$stap" -p2 -r "$release" $o -e 'probe begin { exit() }' 2>&1 >/dev/null) ||
 			bad+="$o: $out"$'\n'
