@@ -75,8 +75,8 @@ struct rt_probe {
 	rt_long spread_ns;       /* RT_TIMER: each period is period_ns plus -spread_ns..spread_ns */
 	/* RT_PERF: the perf event (perf_event_attr's type and config; RT_HWBKPT:
 	 * its bp_type and bp_len) and how
-	 * many of its events make one hit (RT_PROFILE needs nothing: every CPU,
-	 * every tick). */
+	 * many of its events make one hit, or -N for N hits a second (RT_PROFILE
+	 * needs nothing: every CPU, every tick). */
 	rt_long perf_type, perf_config, perf_sample;
 	/* The body: 0 when it ran, nonzero when it was skipped because a
 	 * global it uses stayed locked (it takes its locks itself, rt_lock_*). */

@@ -81,6 +81,11 @@ int rt_perf_place(struct rt_placed *pl)
 		.sample_period = (u64)p->perf_sample,
 	};
 
+	/* .hz(N): N samples a second, as perf record -F N asks */
+	if (p->perf_sample < 0) {
+		attr.freq = 1;
+		attr.sample_freq = (u64)-p->perf_sample;
+	}
 	return rt_events_place(pl, &attr);
 }
 

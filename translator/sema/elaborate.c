@@ -350,8 +350,10 @@ void sema_print(const struct session *s, FILE *f)
 		if (p->kind == PK_TIMER)
 			fprintf(f, " every %lld ns", p->period_ns);
 		if (p->kind == PK_PERF)
-			fprintf(f, " type %lld config %lld every %lld events", p->perf_type,
-				p->perf_config, p->perf_sample);
+			fprintf(f, p->perf_sample < 0 ? " type %lld config %lld %lld a second"
+						       : " type %lld config %lld every %lld events",
+				p->perf_type, p->perf_config,
+				p->perf_sample < 0 ? -p->perf_sample : p->perf_sample);
 		if (p->kind == PK_PERF_COUNTER)
 			fprintf(f, " type %lld config %lld in %s", p->perf_type, p->perf_config,
 				p->user_file ? p->user_file : "the target");

@@ -144,6 +144,18 @@ static void perf_point(struct pp_ctx *c)
 			return;
 		}
 		next++;
+	} else if (next < c->n && comp_is(c, next, "hz")) {
+		/* N hits a second, the kernel adjusting the period (perf's -F N):
+		 * kept as -N. */
+		if (!want_number(c, next, true, &sample))
+			return;
+		if (sample <= 0 || sample > 100000) {
+			diag_error(c->comps[next].arg->loc, D_BAD_PROBE_ARG,
+				   "hz(%lld): a perf event samples 1 to 100000 times a second", sample);
+			return;
+		}
+		sample = -sample;
+		next++;
 	}
 	if (next < c->n && (comp_is(c, next, "process") || comp_is(c, next, "counter"))) {
 		perf_counter_point(c, next, type, config);
@@ -160,9 +172,9 @@ static void perf_point(struct pp_ctx *c)
 }
 
 static const char *const perf_usage[] = {
-	"perf.hw.NAME[.sample(N)]",
-	"perf.sw.NAME[.sample(N)]",
-	"perf.type(T).config(C)[.sample(N)]",
+	"perf.hw.NAME[.sample(N)|.hz(N)]",
+	"perf.sw.NAME[.sample(N)|.hz(N)]",
+	"perf.type(T).config(C)[.sample(N)|.hz(N)]",
 	"perf.EVENT[.process(\"PATH\")].counter(\"NAME\")",
 	NULL,
 };
@@ -171,6 +183,7 @@ static const char *const perf_shapes[] = {
 	"perf.sw",
 	"perf.type.config",
 	"perf.type.config.sample",
+	"perf.type.config.hz",
 	"perf.hw.counter",
 	"perf.sw.counter",
 	"perf.hw.process.counter",
