@@ -98,8 +98,16 @@ static void data_resolve(struct pp_ctx *c)
 		}
 	} else {
 		text_offset = data_symbol_offset(c, arg->str, arg->loc);
-		if (!text_offset || !sema_find_text(c->s))
+		if (!text_offset)
 			return;
+		/* The runtime finds _text from _printk's address and offset. */
+		if (!sema_find_text(c->s)) {
+			diag_error(arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
+				   "kernel.data(\"%s\"): the kernel's symbols do not say where its "
+				   "text starts (_printk)", arg->str);
+			diag_hint("give its address instead (grep ' %s$' /proc/kallsyms)", arg->str);
+			return;
+		}
 	}
 	if ((addr | text_offset) & (uint64_t)(length - 1)) {
 		diag_error(arg->loc, D_BAD_PROBE_ARG,
