@@ -4,7 +4,8 @@
  * compiled by the host's C compiler into a small shared library whose
  * DWARF holds every type they declare (used or not), which @cast then
  * reads like any program's. Each set of headers is compiled once and kept
- * in the cache, under a hash of its text and the compiler's identity.
+ * in the cache, under a hash of its text and the compiler's identity, and
+ * looked up there once per run (a script names it in every @cast).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,7 +41,27 @@ static char *include_lines(const char *headers)
 	return sb_detach(&b);
 }
 
+static char *headers_library_made(const char *headers, char **why);
+
 char *headers_library(const char *headers, char **why)
+{
+	/* This run's answers, three entries each: the header list, its
+	 * library, and why there is none. */
+	static struct ptrvec known;
+	for (size_t i = 0; i + 2 < known.n; i += 3)
+		if (!strcmp(known.v[i], headers)) {
+			if (!known.v[i + 1])
+				*why = xstrdup(known.v[i + 2]);
+			return known.v[i + 1] ? xstrdup(known.v[i + 1]) : NULL;
+		}
+	char *lib = headers_library_made(headers, why);
+	pv_push(&known, xstrdup(headers));
+	pv_push(&known, lib ? xstrdup(lib) : NULL);
+	pv_push(&known, lib ? NULL : xstrdup(*why));
+	return lib;
+}
+
+static char *headers_library_made(const char *headers, char **why)
 {
 	char *text = include_lines(headers);
 	if (!text) {

@@ -75,16 +75,6 @@ static char *joined_names_of(char **names, int k)
 	return sb_detach(&b);
 }
 
-/* Components a and the k - 1 after it, joined by dots. */
-static char *joined_names(const struct node *a, int k)
-{
-	struct strbuf b;
-	sb_init(&b);
-	for (int i = 0; i < k && a; i++, a = a->next)
-		sb_printf(&b, "%s%s", i ? "." : "", a->name);
-	return sb_detach(&b);
-}
-
 /*
  * Do components u (a probe's) match all of an alias's name, a? Returns how
  * many of u that takes, or -1. A component "**" matches one or more whole
@@ -107,18 +97,18 @@ static int match_name(const struct node *u, const struct node *a, bool whole, in
 		}
 	}
 	if (strstr(u->name, "**")) {
-		const struct node *last = a;
-		for (int k = 1; last; k++, last = last->next) {
-			char *names = joined_names(a, k);
+		struct ptrvec taken = { 0 };
+		int n = -1;
+		for (const struct node *last = a; last && n < 0; last = last->next) {
+			pv_push(&taken, (void *)last->name);
+			char *names = joined_names_of((char **)taken.v, (int)taken.n);
 			bool ok = fnmatch(u->name, names, 0) == 0;
 			free(names);
-			if (ok && !u->lhs == !last->lhs && comp_matches_arg(u, last)) {
-				int n = match_name(u->next, last->next, whole, used + 1);
-				if (n >= 0)
-					return n;
-			}
+			if (ok && !u->lhs == !last->lhs && comp_matches_arg(u, last))
+				n = match_name(u->next, last->next, whole, used + 1);
 		}
-		return -1;
+		pv_free(&taken);
+		return n;
 	}
 	if (!comp_matches(u, a))
 		return -1;
