@@ -56,7 +56,12 @@ enum rt_probe_kind { RT_BEGIN, RT_END, RT_ERROR, RT_TIMER, RT_KPROBE, RT_KRETPRO
 		     RT_HWBKPT,
 		     /* perf.*.counter("NAME"): a counting event per thread of the
 		      * program symbol names (0: the -c/-x target), for @perf */
-		     RT_PERF_COUNTER };
+		     RT_PERF_COUNTER,
+		     /* process[(PATH|PID)].syscall[.return]: raw_syscalls' sys_enter or
+		      * sys_exit (called as RT_TRACEPOINT with nargs 2), for the threads
+		      * of the program symbol names (0: any) or process offset (0: any),
+		      * within the -c/-x target */
+		     RT_SYSCALL, RT_SYSCALL_RETURN };
 
 struct rt_probe {
 	enum rt_probe_kind kind;

@@ -192,6 +192,10 @@ void rt_probe_type(struct rt_context *c, char *buf, rt_size size)
 	case RT_HWBKPT:
 		t = "hw_breakpoint";
 		break;
+	case RT_SYSCALL:
+	case RT_SYSCALL_RETURN:
+		t = "utrace_syscall";
+		break;
 	}
 	strscpy(buf, t, size);
 }

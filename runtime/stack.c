@@ -32,7 +32,8 @@ static int rt_callchain(struct rt_context *c, unsigned long *addrs, int max)
 	struct rt_cpu *cpu = rt_cpu_of(c);
 	struct pt_regs *regs = cpu->c.regs;
 	struct unwind_state state;
-	bool own_regs = regs && cpu->probe && cpu->probe->kind != RT_TRACEPOINT;
+	bool own_regs = regs && cpu->probe && cpu->probe->kind != RT_TRACEPOINT &&
+			cpu->probe->kind != RT_SYSCALL && cpu->probe->kind != RT_SYSCALL_RETURN;
 	int n = 0;
 
 	if (own_regs && user_mode(regs))

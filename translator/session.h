@@ -66,6 +66,10 @@ enum probe_kind {
 	/* perf.*[.process("PATH")].counter("NAME"): symbol is NAME, user_file
 	 * the program (NULL: the -c/-x target); read by @perf, never fires */
 	PK_PERF_COUNTER,
+	/* process[("PATH"|PID)].syscall[.return]: raw_syscalls' sys_enter or
+	 * sys_exit for the threads of a program (user_file; NULL: any) or of
+	 * a process id (offset; 0: any) */
+	PK_SYSCALL, PK_SYSCALL_RETURN,
 };
 
 /*

@@ -46,6 +46,9 @@ static int rt_place(struct rt_placed *pl)
 		return rt_timer_place(pl);
 	case RT_TRACEPOINT:
 		return rt_tracepoint_place(pl);
+	case RT_SYSCALL:
+	case RT_SYSCALL_RETURN:
+		return rt_syscall_place(pl);
 	case RT_PROFILE:
 		return rt_profile_place(pl);
 	case RT_PERF:
@@ -501,6 +504,11 @@ void rt_probes_stop(void)
 			rt_tracepoint_remove(pl);
 			ntp++;
 			break;
+		case RT_SYSCALL:
+		case RT_SYSCALL_RETURN:
+			rt_syscall_remove(pl);
+			ntp++;
+			break;
 		case RT_PROFILE:
 			rt_profile_remove(pl);
 			break;
@@ -541,6 +549,9 @@ void rt_probes_stop(void)
 
 		if (pl->registered)
 			rt_kprobe_report_missed(pl);
+		if (pl->registered &&
+		    (pl->p->kind == RT_SYSCALL || pl->p->kind == RT_SYSCALL_RETURN))
+			rt_syscall_release(pl);
 		if (pl->waiting && !pl->ever && !pl->p->optional)
 			rt_message("warning", "probe %s was never placed: module %s was not loaded",
 				   pl->p->pp, pl->p->module);

@@ -13,6 +13,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kprobes.h>
 #include <linux/netfilter.h>
+#include <linux/path.h>
 
 #include "runtime.h"
 
@@ -30,6 +31,11 @@ struct rt_placed {
 		struct kretprobe krp;
 		struct hrtimer timer;
 		struct tracepoint *tp;
+		struct {                         /* RT_SYSCALL, RT_SYSCALL_RETURN */
+			struct tracepoint *tp;
+			struct path prog;        /* the program's executable, if named */
+			struct inode *inode;     /* its inode; NULL: any program */
+		} sys;
 		struct rt_cpu_timer *cpu_timers; /* RT_PROFILE: one per possible CPU */
 		struct perf_event **events;      /* RT_PERF: one per possible CPU */
 		struct nf_hook_ops nfo;          /* RT_NETFILTER */
@@ -102,6 +108,10 @@ int rt_maxactive(const struct rt_probe *p);
 /* tracepoints.c, timers.c, perf.c, netfilter.c */
 int rt_tracepoint_place(struct rt_placed *pl);
 void rt_tracepoint_remove(struct rt_placed *pl);
+int rt_syscall_place(struct rt_placed *pl);
+void rt_syscall_remove(struct rt_placed *pl);
+/* After every hit is done (tracepoint_synchronize_unregister). */
+void rt_syscall_release(struct rt_placed *pl);
 int rt_timer_place(struct rt_placed *pl);
 void rt_timer_remove(struct rt_placed *pl);
 int rt_profile_place(struct rt_placed *pl);

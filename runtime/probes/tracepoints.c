@@ -8,6 +8,8 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/sched/mm.h>
 #include <linux/netfilter.h>
 #include <linux/perf_event.h>
 #include <linux/random.h>
@@ -166,4 +168,85 @@ int rt_tracepoint_place(struct rt_placed *pl)
 void rt_tracepoint_remove(struct rt_placed *pl)
 {
 	tracepoint_probe_unregister(pl->tp, rt_tp_callback(pl), pl);
+}
+
+/*
+ * process.syscall: raw_syscalls' sys_enter(regs, id) and sys_exit(regs,
+ * ret) for the threads the probe names. The filter comes before anything
+ * else, as most system calls are not the ones asked for: the -c/-x
+ * target, the process id, the program by its executable's inode. The
+ * current task's mm and its exe_file cannot go while it is in a system
+ * call; the file is read under RCU as the kernel's own readers do.
+ */
+static notrace bool rt_syscall_wanted(const struct rt_placed *pl)
+{
+	const struct rt_probe *p = pl->p;
+	struct task_struct *t = current;
+	struct mm_struct *mm;
+	struct file *exe;
+	bool ok;
+
+	if (p->offset && task_tgid_nr(t) != p->offset)
+		return false;
+	if (!rt_is_target(t))
+		return false;
+	if (!pl->sys.inode)
+		return true;
+	mm = t->mm;
+	if (!mm || (t->flags & PF_KTHREAD))
+		return false;
+	rcu_read_lock();
+	exe = rcu_dereference(mm->exe_file);
+	ok = exe && file_inode(exe) == pl->sys.inode;
+	rcu_read_unlock();
+	return ok;
+}
+
+static notrace void rt_syscall_hit(void *data, unsigned long a1, unsigned long a2)
+{
+	const struct rt_placed *pl = data;
+
+	if (!rt_syscall_wanted(pl))
+		return;
+	if (likely(!pl->p->needs_regs))
+		rt_run_probe(pl->p, NULL);
+	else
+		rt_tp_regs2(data, a1, a2);
+}
+
+int rt_syscall_place(struct rt_placed *pl)
+{
+	const char *name = pl->p->kind == RT_SYSCALL ? "sys_enter" : "sys_exit";
+	struct rt_tp_search s = { name, NULL };
+	int rc;
+
+	for_each_kernel_tracepoint(rt_tp_match, &s);
+	if (!s.found)
+		return -ENOENT;
+	pl->sys.tp = s.found;
+	pl->sys.inode = NULL;
+	if (pl->p->symbol) {
+		rc = kern_path(pl->p->symbol, LOOKUP_FOLLOW, &pl->sys.prog);
+		if (rc)
+			return rc;
+		pl->sys.inode = d_real_inode(pl->sys.prog.dentry);
+	}
+	rc = tracepoint_probe_register(s.found, rt_syscall_hit, pl);
+	if (rc && pl->sys.inode) {
+		path_put(&pl->sys.prog);
+		pl->sys.inode = NULL;
+	}
+	return rc;
+}
+
+void rt_syscall_remove(struct rt_placed *pl)
+{
+	tracepoint_probe_unregister(pl->sys.tp, rt_syscall_hit, pl);
+}
+
+void rt_syscall_release(struct rt_placed *pl)
+{
+	if (pl->sys.inode)
+		path_put(&pl->sys.prog);
+	pl->sys.inode = NULL;
 }

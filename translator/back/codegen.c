@@ -769,6 +769,10 @@ static const char *rt_kind(enum probe_kind k)
 		return "RT_HWBKPT";
 	case PK_PERF_COUNTER:
 		return "RT_PERF_COUNTER";
+	case PK_SYSCALL:
+		return "RT_SYSCALL";
+	case PK_SYSCALL_RETURN:
+		return "RT_SYSCALL_RETURN";
 	}
 	return "RT_BEGIN";
 }

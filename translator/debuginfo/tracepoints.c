@@ -426,3 +426,77 @@ struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct t
 	s->return_type_name = NULL;
 	return s;
 }
+
+/* A variable at member `member` of the struct pt_regs that regs points to. */
+static bool regs_member_var(const struct tvar *regs, const char *member, const char *name,
+			    struct tvar *out)
+{
+	if (regs->loc.kind != TL_VALUE || !regs->type || regs->type->kind != CT_PTR)
+		return false;
+	struct ctype *pt = ctype_complete(regs->type->target);
+	uint64_t off;
+	const struct cmember *m = pt ? ctype_member(pt, member, &off) : NULL;
+	if (!m)
+		return false;
+	*out = (struct tvar){ .name = xstrdup(name), .type = m->type, .is_param = true };
+	out->loc.kind = TL_MEMORY;
+	out->loc.nops = regs->loc.nops + 1;
+	out->loc.ops = xcalloc(out->loc.nops, sizeof *out->loc.ops);
+	memcpy(out->loc.ops, regs->loc.ops, regs->loc.nops * sizeof *out->loc.ops);
+	out->loc.ops[regs->loc.nops] = (struct tloc_op){ LO_PLUS, (int64_t)off };
+	return true;
+}
+
+static struct tvar copy_var(const struct tvar *v, const char *name)
+{
+	struct tvar c = { .name = xstrdup(name), .type = v->type, .is_param = true };
+	c.loc.kind = v->loc.kind;
+	c.loc.nops = v->loc.nops;
+	c.loc.ops = xcalloc(v->loc.nops ? v->loc.nops : 1, sizeof *c.loc.ops);
+	memcpy(c.loc.ops, v->loc.ops, v->loc.nops * sizeof *c.loc.ops);
+	return c;
+}
+
+struct probe_site *syscall_site(struct btf_source *kernel_btf, const struct tracepoint *tp,
+				bool ret)
+{
+	struct probe_site *s = tracepoint_site(kernel_btf, tp);
+	if (!s)
+		return NULL;
+	site_load_vars(s);
+	const struct tvar *regs = site_var(s, "regs");
+	const struct tvar *second = site_var(s, ret ? "ret" : "id");
+	if (!regs || !second || second->loc.kind == TL_NONE)
+		return NULL;
+	/* x86-64's system call convention: the number in orig_ax (ax is
+	 * the return value by the exit), the arguments in these registers. */
+	static const char *const arg_regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
+	struct tvar *vars = xcalloc(8, sizeof *vars);
+	size_t n = 0;
+	if (ret) {
+		if (!regs_member_var(regs, "orig_ax", "syscall", &vars[n++]))
+			return NULL;
+		vars[n++] = copy_var(second, "return");
+	} else {
+		vars[n++] = copy_var(second, "syscall");
+		for (int i = 0; i < 6; i++) {
+			char name[8];
+			snprintf(name, sizeof name, "arg%d", i + 1);
+			if (!regs_member_var(regs, arg_regs[i], name, &vars[n++]))
+				return NULL;
+		}
+	}
+	/* Only these: SystemTap's names. The runtime still lays the
+	 * tracepoint's two arguments out as a call's, which is what their
+	 * locations read. */
+	for (size_t i = 0; i < s->nvars; i++) {
+		free(s->vars[i].name);
+		free(s->vars[i].type_name);
+		tloc_free(&s->vars[i].loc);
+	}
+	free(s->vars);
+	s->vars = vars;
+	s->nvars = n;
+	s->source = "system call registers";
+	return s;
+}

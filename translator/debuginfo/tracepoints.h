@@ -38,6 +38,12 @@ struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *b
 /* Its arguments as a site (object, anchor left to the caller); NULL if
  * BTF has no prototype for it. */
 struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp);
+/* process.syscall's view of raw_syscalls' sys_enter (ret false) or
+ * sys_exit: besides the tracepoint's arguments, $syscall and $arg1..$arg6,
+ * or $syscall and $return, read from the saved user registers. NULL if
+ * BTF lacks what that needs. */
+struct probe_site *syscall_site(struct btf_source *kernel_btf, const struct tracepoint *tp,
+				bool ret);
 /* Forget the event classes read, without freeing (the pass-2 fuzzer frees
  * each input's allocations, its BTF among them, itself). */
 void tracepoints_forget_classes(void);

@@ -285,6 +285,10 @@ static const char *kind_text(enum probe_kind k)
 		return "hardware watchpoint";
 	case PK_PERF_COUNTER:
 		return "perf counter per thread";
+	case PK_SYSCALL:
+		return "system call entry";
+	case PK_SYSCALL_RETURN:
+		return "system call return";
 	}
 	return "?";
 }

@@ -384,7 +384,8 @@ static struct target_access *resolve_var(struct resolver *r)
 	const char *name = r->n->name;
 	struct target_access *a = xcalloc(1, sizeof *a);
 	a->text = ast_expr_text(r->n);
-	if (!strcmp(name, "return")) {
+	/* process.syscall.return's $return is a variable of its site. */
+	if (!strcmp(name, "return") && !site_var(site, "return")) {
 		if (!r->h->is_return) {
 			err(r, "'$return' is only available in a '.return' probe");
 			return NULL;

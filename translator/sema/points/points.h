@@ -50,6 +50,13 @@ void offer_name(const char *name, void *sg);
 void statement_hint(struct dw *d, const char *module, const char *module_file,
 		    const struct dw_query *q);
 
+struct tracepoint;
+struct btf_source;
+/* The kernel tracepoint named name, with the BTF it was found in; NULL
+ * (after the error, unless the point is optional) if there is none. */
+const struct tracepoint *kernel_tracepoint(struct pp_ctx *c, const char *name, struct loc loc,
+					   struct btf_source **btf);
+
 enum query_kind { Q_FUNCTIONS, Q_STATEMENTS, Q_INLINES };
 /* A DWARF query's sites, through the probe cache when it has them. */
 int query_sites(struct pp_ctx *c, enum query_kind kind, const char *object,

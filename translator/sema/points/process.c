@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debuginfo/kernel.h"
+#include "debuginfo/tracepoints.h"
 #include "debuginfo/userelf.h"
 #include "front/diag.h"
 #include "sema/points/points.h"
@@ -324,6 +326,52 @@ static void lifetime_point(struct pp_ctx *c, bool thread, bool begin)
 	p->offset = pc->arg && pc->arg->kind == N_NUM ? pc->arg->num : 0;
 }
 
+/*
+ * process[("PATH"|PID)].syscall[.return]: every system call the threads of
+ * the program (or process, or with no argument any, within the -c/-x
+ * target) make, through raw_syscalls' sys_enter/sys_exit tracepoints,
+ * with SystemTap's $syscall and $arg1..$arg6, or $syscall and $return.
+ */
+static void syscall_point(struct pp_ctx *c, bool ret)
+{
+	const struct comp *pc = &c->comps[0];
+	char *path = NULL, *why = NULL;
+	if (pc->arg && pc->arg->kind == N_STR) {
+		path = user_find_program(pc->arg->str, &why);
+		if (!path) {
+			if (!c->pt->optional)
+				diag_error(pc->arg->loc, D_NO_PROGRAM, "%s", why);
+			free(why);
+			return;
+		}
+	}
+	struct btf_source *b;
+	const char *tpname = ret ? "sys_exit" : "sys_enter";
+	const struct tracepoint *tp = kernel_tracepoint(c, tpname, c->comps[1].loc, &b);
+	struct probe_site *site = tp ? syscall_site(b, tp, ret) : NULL;
+	if (!site) {
+		if (tp && !c->pt->optional)
+			diag_error(c->comps[1].loc, D_NO_DEBUGINFO,
+				   "kernel %s's BTF does not give raw_syscalls:%s's arguments",
+				   c->s->release, tpname);
+		free(path);
+		return;
+	}
+	site->object = xstrdup("kernel");
+	site->object_file = xstrdup(c->s->kernel->btf_path);
+	site->anchor = xstrdup(tpname);
+	struct probe *p = add_site_probe(c, ret ? PK_SYSCALL_RETURN : PK_SYSCALL, site);
+	free(p->pp_text);
+	const char *tail = ret ? ".syscall.return" : ".syscall";
+	p->pp_text = path ? xasprintf("process(\"%s\")%s", path, tail)
+		   : pc->arg ? xasprintf("process(%lld)%s", pc->arg->num, tail)
+			     : xasprintf("process%s", tail);
+	free(p->symbol);
+	p->symbol = NULL;
+	p->user_file = path;
+	p->offset = pc->arg && pc->arg->kind == N_NUM ? pc->arg->num : 0;
+}
+
 /* .plt("NAME")[.return]: the PLT entries of the functions NAME matches,
  * where the program calls into a library. */
 static void user_plts(struct pp_ctx *c, const struct user_elf *u, int pi)
@@ -375,6 +423,11 @@ static void process_point(struct pp_ctx *c)
 	int last = thread ? 2 : 1;
 	if (c->n == last + 1 && (comp_is(c, last, "begin") || comp_is(c, last, "end"))) {
 		lifetime_point(c, thread, comp_is(c, last, "begin"));
+		return;
+	}
+	if (!thread && comp_is(c, 1, "syscall") &&
+	    (c->n == 2 || (c->n == 3 && comp_is(c, 2, "return")))) {
+		syscall_point(c, c->n == 3);
 		return;
 	}
 	struct loc loc = pc->arg ? pc->arg->loc : pc->loc;
@@ -563,6 +616,7 @@ static const char *const process_usage[] = {
 	"process(\"PATH\")[.library(\"LIB\")].statement(\"name@file:line\")",
 	"process(\"PATH\")[.library(\"LIB\")][.provider(\"p\")].mark(\"name\")",
 	"process[(\"PATH\"|PID)][.thread].begin|end",
+	"process[(\"PATH\"|PID)].syscall[.return]",
 	"process(\"PATH\").plt[(\"name\")][.return]",
 	NULL,
 };
@@ -581,6 +635,8 @@ static const char *const process_shapes[] = {
 	"process.end",
 	"process.thread.begin",
 	"process.thread.end",
+	"process.syscall",
+	"process.syscall.return",
 	"process.plt",
 	"process.plt.return",
 	NULL,

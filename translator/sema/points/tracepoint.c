@@ -16,6 +16,35 @@
 #include "sema/points/points.h"
 #include "sema/sema.h"
 
+static void load_tracepoints(struct session *s, struct btf_source *b)
+{
+	if (!s->tracepoints)
+		s->tracepoints = tracepoints_list(b, s->kernel->build_dir, s->kernel->running,
+						  &s->tracepoint_systems_from, &s->ntracepoints);
+}
+
+const struct tracepoint *kernel_tracepoint(struct pp_ctx *c, const char *name, struct loc loc,
+					   struct btf_source **btf)
+{
+	*btf = sema_kernel_btf(c->s);
+	if (!*btf) {
+		if (!c->pt->optional)
+			diag_error(loc, D_NO_DEBUGINFO,
+				   "this probe is a tracepoint found through the kernel's BTF, and "
+				   "kernel %s has none%s",
+				   c->s->release, c->s->force_symtab ? " in use (--symtab)" : "");
+		return NULL;
+	}
+	load_tracepoints(c->s, *btf);
+	for (size_t i = 0; i < c->s->ntracepoints; i++)
+		if (!strcmp(c->s->tracepoints[i].name, name))
+			return &c->s->tracepoints[i];
+	if (!c->pt->optional)
+		diag_error(loc, D_UNKNOWN_KERNEL_FUNCTION, "kernel %s has no tracepoint '%s'",
+			   c->s->release, name);
+	return NULL;
+}
+
 /* Does tracepoint tp match pattern "[SYSTEM:]NAME" (fnmatch in each part)? */
 static bool tracepoint_matches(const struct tracepoint *tp, const char *pattern)
 {
@@ -55,10 +84,7 @@ static void kernel_trace_point(struct pp_ctx *c)
 				   c->s->release, c->s->force_symtab ? " in use (--symtab)" : "");
 		return;
 	}
-	if (!c->s->tracepoints)
-		c->s->tracepoints =
-			tracepoints_list(b, c->s->kernel->build_dir, c->s->kernel->running,
-					 &c->s->tracepoint_systems_from, &c->s->ntracepoints);
+	load_tracepoints(c->s, b);
 	/* Without headers or tracefs, no tracepoint has a system: "SYS:NAME"
 	 * is matched by its name, which only works for a name without
 	 * wildcards; "sched:*" would be every tracepoint. */
