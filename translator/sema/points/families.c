@@ -62,9 +62,20 @@ static const struct family *const families[] = {
 };
 
 /* Families that SystemTap has and Tapline will have, but not yet. */
-static const char *const later_families[] = { "tp_syscall",
-					      "kprobe.module", "java", "python2",
-					      "python3" };
+static const char *const later_families[] = { "tp_syscall", "kprobe.module", "java" };
+
+/* Families that cannot work on this platform, and why. */
+static const struct {
+	const char *family, *why, *instead;
+} impossible_families[] = {
+#define PYTHON_MARKERS "CPython's own markers work: python.function.entry and " \
+		       "python.function.return, or process(\"/usr/bin/python3.11\").mark(\"function__entry\")"
+	{ "python2", "Debian 12 has no Python 2", PYTHON_MARKERS },
+	{ "python3", "they need SystemTap's HelperSDT Python module (the program run as "
+		     "python3 -m HelperSDT), which Debian does not ship, in its systemtap "
+		     "packages either", PYTHON_MARKERS },
+#undef PYTHON_MARKERS
+};
 
 void probe_point_usages(void (*fn)(const char *usage, void *ctx), void *ctx)
 {
@@ -135,6 +146,16 @@ void unknown_shape(struct pp_ctx *c)
 	if (c->pt->optional)
 		return;
 	char *shape = shape_of(c);
+	for (size_t i = 0; i < ARRAY_SIZE(impossible_families); i++) {
+		size_t n = strlen(impossible_families[i].family);
+		if (!strncmp(shape, impossible_families[i].family, n) && (shape[n] == 0 || shape[n] == '.')) {
+			diag_error(c->pp->loc, D_UNSUPPORTED, "'%s' probes cannot work here: %s",
+				   impossible_families[i].family, impossible_families[i].why);
+			diag_hint("%s", impossible_families[i].instead);
+			free(shape);
+			return;
+		}
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(later_families); i++) {
 		size_t n = strlen(later_families[i]);
 		if (!strncmp(shape, later_families[i], n) && (shape[n] == 0 || shape[n] == '.')) {
