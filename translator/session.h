@@ -269,6 +269,11 @@ struct session {
 	struct tracepoint *tracepoints; /* pass 2, listed when a probe needs them */
 	size_t ntracepoints;
 	const char *tracepoint_systems_from; /* headers, tracefs, NULL: unknown */
+	/* The installed modules' tracepoints, listed when a kernel.trace
+	 * pattern matches none of the kernel's. */
+	struct module_tracepoint *module_tracepoints;
+	size_t nmodule_tracepoints;
+	bool module_tracepoints_read;
 	char *probe_cache;           /* --probe-cache: its directory; NULL: none */
 	const char *sign_key;        /* --sign-key: the private key; NULL: one found as kbuild would */
 	const char *sign_cert;       /* --sign-cert: its X.509 certificate */

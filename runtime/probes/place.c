@@ -119,8 +119,20 @@ static bool rt_waits_for_module(const struct rt_placed *pl, int rc)
 static int rt_module_event(struct notifier_block *nb, unsigned long event, void *data);
 static void rt_statics_start(void);
 
+/*
+ * A module coming is seen after the kernel's jump label (priority 1) and
+ * static call notifiers have set up its sites, so that enabling its
+ * tracepoints patches them as usual; a module going is seen before the
+ * kernel's own tracepoint notifier (0), which warns about any probe still
+ * on a leaving module's tracepoints, and the trace events' (1).
+ */
 static struct notifier_block rt_module_nb = {
 	.notifier_call = rt_module_event,
+	.priority = 0,
+};
+static struct notifier_block rt_module_going_nb = {
+	.notifier_call = rt_module_event,
+	.priority = 2,
 };
 
 /* The probe table and, at most, the ftrace entry tables and the batches
@@ -153,8 +165,12 @@ int rt_probes_prepare(void)
 	for (i = 0; i < (int)rt_script.nstatics; i++)
 		modules |= rt_script.statics[i].module != NULL;
 	/* First, so that a module loaded while the others are placed is seen. */
-	if (modules && register_module_notifier(&rt_module_nb) == 0)
-		rt_notifier_registered = true;
+	if (modules && register_module_notifier(&rt_module_going_nb) == 0) {
+		if (register_module_notifier(&rt_module_nb) == 0)
+			rt_notifier_registered = true;
+		else
+			unregister_module_notifier(&rt_module_going_nb);
+	}
 	mutex_lock(&rt_placing);
 	rt_statics_start();
 	mutex_unlock(&rt_placing);
@@ -423,24 +439,33 @@ static void rt_statics_going(struct module *mod)
 /* A probed module leaves: its probes go, and wait for it again. */
 static void rt_module_going(struct module *mod)
 {
-	int i;
+	int i, ntp = 0;
 
 	for (i = 0; i < rt_script.nprobes; i++) {
 		struct rt_placed *pl = &rt_placed[i];
 
 		if (!pl->registered || !pl->p->module || strcmp(pl->p->module, mod->name))
 			continue;
-		rt_kprobe_unplace(pl);
+		if (pl->p->kind == RT_TRACEPOINT) {
+			rt_tracepoint_remove(pl);
+			ntp++;
+		} else {
+			rt_kprobe_unplace(pl);
+		}
 		pl->registered = false;
 		pl->waiting = true;
 	}
+	/* No hit is still in a callback on the module's tracepoints when
+	 * they go with it. */
+	if (ntp)
+		tracepoint_synchronize_unregister();
 }
 
 static int rt_module_event(struct notifier_block *nb, unsigned long event, void *data)
 {
 	struct module *mod = data;
 
-	if (event != MODULE_STATE_COMING && event != MODULE_STATE_GOING)
+	if (event != (nb == &rt_module_nb ? MODULE_STATE_COMING : MODULE_STATE_GOING))
 		return NOTIFY_DONE;
 	mutex_lock(&rt_placing);
 	if (rt_placed && event == MODULE_STATE_COMING) {
@@ -465,6 +490,7 @@ void rt_probes_stop(void)
 	/* No module event runs after this returns. */
 	if (rt_notifier_registered) {
 		unregister_module_notifier(&rt_module_nb);
+		unregister_module_notifier(&rt_module_going_nb);
 		rt_notifier_registered = false;
 	}
 	rt_tasks_stop();

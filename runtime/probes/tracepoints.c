@@ -150,13 +150,41 @@ static void rt_tp_match(struct tracepoint *tp, void *priv)
 		s->found = tp;
 }
 
+/* A module's tracepoint by name, from the module's own table of them (as
+ * the kernel's tracepoint code reads it); NULL if the module is not loaded
+ * or has none by that name. */
+static struct tracepoint *rt_module_tracepoint(const char *module, const char *name)
+{
+	struct tracepoint *found = NULL;
+	struct module *mod;
+	unsigned int i;
+
+	preempt_disable();
+	mod = rt_find_module(module);
+	for (i = 0; mod && i < mod->num_tracepoints && !found; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(mod->tracepoints_ptrs + i);
+
+		if (!strcmp(tp->name, name))
+			found = tp;
+	}
+	preempt_enable();
+	return found;
+}
+
+/* A module's tracepoint is placed when the module is loaded (its probe
+ * waits until then: -ENOENT) and removed when it leaves (place.c); the
+ * module cannot go in between, since the module notifier and placing
+ * both hold rt_placing. */
 int rt_tracepoint_place(struct rt_placed *pl)
 {
 	struct rt_tp_search s = { pl->p->symbol, NULL };
 
 	if (pl->p->nargs < 0 || pl->p->nargs > RT_TP_MAX_ARGS)
 		return -EINVAL;
-	for_each_kernel_tracepoint(rt_tp_match, &s);
+	if (pl->p->module)
+		s.found = rt_module_tracepoint(pl->p->module, pl->p->symbol);
+	else
+		for_each_kernel_tracepoint(rt_tp_match, &s);
 	if (!s.found)
 		return -ENOENT;
 	pl->tp = s.found;

@@ -541,6 +541,15 @@ const char *debugfind_installed(struct debug_index *ix, const char *module)
 	return f->path;
 }
 
+void debugfind_installed_each(struct debug_index *ix,
+			       void (*fn)(const char *module, const char *path, void *ctx), void *ctx)
+{
+	if (!ix->installed_read)
+		read_installed(ix);
+	for (size_t i = 0; i < ix->ninstalled; i++)
+		fn(ix->installed[i].module, ix->installed[i].path, ctx);
+}
+
 void debugfind_installed_matching(struct debug_index *ix, const char *pattern,
 				  struct ptrvec *names)
 {

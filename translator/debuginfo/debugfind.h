@@ -50,6 +50,9 @@ const struct debug_file *debugfind_next(const struct debug_index *ix, const stru
 char *debugfind_module_name(const char *file);
 /* The installed module's file (from modules.dep), or NULL. */
 const char *debugfind_installed(struct debug_index *ix, const char *module);
+/* Each installed module's name and file, as installed (maybe compressed). */
+void debugfind_installed_each(struct debug_index *ix,
+			       void (*fn)(const char *module, const char *path, void *ctx), void *ctx);
 /* The names of the installed modules pattern matches (fnmatch), sorted. */
 void debugfind_installed_matching(struct debug_index *ix, const char *pattern,
 				  struct ptrvec *names);

@@ -22,7 +22,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <libelf.h>
+
 #include "debuginfo/btf.h"
+#include "debuginfo/debugfind.h"
+#include "debuginfo/kernel.h"
+#include "private.h"
 #include "debuginfo/tracepoints.h"
 #include "util.h"
 
@@ -499,4 +505,129 @@ struct probe_site *syscall_site(struct btf_source *kernel_btf, const struct trac
 	s->nvars = n;
 	s->source = "system call registers";
 	return s;
+}
+
+struct mtp_list {
+	struct module_tracepoint *v;
+	size_t n, cap;
+};
+
+static void mtp_add(struct mtp_list *l, const char *module, const char *name,
+		    const char *systems)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (struct module_tracepoint){ xstrdup(module), xstrdup(name),
+						   xstrdup(systems) };
+}
+
+/* The tracepoints one module file defines: its defined __tracepoint_NAME
+ * symbols (a module using another's, as kvm_intel uses kvm's, has them
+ * undefined), and the trace systems its event headers name, from the
+ * string each defines as str__SYSTEM__trace_system_name. */
+static void module_file_tracepoints(const char *module, const char *path, void *ctx)
+{
+	size_t n = 0, len = 0;
+	char *raw = read_file(path, &n);
+	if (!raw)
+		return;
+	char *plain = NULL;
+	if (n >= 4 && memcmp(raw, "\177ELF", 4)) {
+		plain = kimage_decompress((unsigned char *)raw, n, &len);
+		free(raw);
+		raw = NULL;
+		if (!plain)
+			return;
+	} else {
+		plain = raw;
+		len = n;
+	}
+	elf_version(EV_CURRENT);
+	Elf *e = elf_memory(plain, len);
+	Elf_Scn *scn = NULL;
+	struct ptrvec names = { 0 };
+	struct strbuf systems;
+	sb_init(&systems);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t count = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			size_t k = name ? strlen(name) : 0;
+			if (k > 13 && !strncmp(name, "__tracepoint_", 13))
+				pv_push(&names, xstrdup(name + 13));
+			else if (k > 24 && !strncmp(name, "str__", 5) &&
+				 !strcmp(name + k - 19, "__trace_system_name")) {
+				/* One string per header: several headers may share a system. */
+				char *one = xasprintf(",%.*s,", (int)(k - 24), name + 5);
+				char *all = xasprintf(",%s,", systems.len ? systems.s : "");
+				if (!strstr(all, one))
+					sb_printf(&systems, "%s%.*s", systems.len ? "," : "",
+						  (int)(k - 24), name + 5);
+				free(one);
+				free(all);
+			}
+		}
+	}
+	for (size_t i = 0; i < names.n; i++)
+		mtp_add(ctx, module, names.v[i], systems.len ? systems.s : module);
+	pv_free_all(&names);
+	sb_free(&systems);
+	if (e)
+		elf_end(e);
+	free(plain);
+}
+
+static int mtp_cmp(const void *a, const void *b)
+{
+	const struct module_tracepoint *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module, y->module);
+}
+
+struct module_tracepoint *module_tracepoints_list(struct debug_index *ix, const char *cache_file,
+						  size_t *n)
+{
+	struct mtp_list l = { 0 };
+	size_t size = 0;
+	char *cached = cache_file ? read_sealed_file(cache_file, &size) : NULL;
+	if (cached) {
+		/* "MODULE NAME SYSTEM[,SYSTEM...]" lines */
+		for (char *line = cached, *next; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = 0;
+			char *name = strchr(line, ' ');
+			char *systems = name ? strchr(name + 1, ' ') : NULL;
+			if (systems) {
+				*name++ = 0;
+				*systems++ = 0;
+				mtp_add(&l, line, name, systems);
+			}
+		}
+		free(cached);
+		*n = l.n;
+		return l.v;
+	}
+	debugfind_installed_each(ix, module_file_tracepoints, &l);
+	qsort(l.v, l.n, sizeof *l.v, mtp_cmp);
+	if (cache_file) {
+		struct strbuf b;
+		sb_init(&b);
+		for (size_t i = 0; i < l.n; i++)
+			sb_printf(&b, "%s %s %s\n", l.v[i].module, l.v[i].name, l.v[i].systems);
+		write_sealed_file(cache_file, &b);
+		sb_free(&b);
+	}
+	*n = l.n;
+	return l.v;
 }

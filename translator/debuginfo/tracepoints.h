@@ -35,6 +35,20 @@ struct tracepoint {
  * tracepoint_site asks. */
 struct tracepoint *tracepoints_list(struct btf_source *kernel_btf, const char *build_dir,
 				    bool running, const char **systems_from, size_t *n);
+/* A tracepoint a module defines. */
+struct module_tracepoint {
+	char *module;
+	char *name;
+	char *systems; /* the module's trace systems, comma-separated (kvm,kvmmmu);
+			  its name when none is found */
+};
+/* Every tracepoint the installed modules of ix define, sorted by name
+ * (from each module's symbol table: its __tracepoint_NAME objects), read
+ * once per kernel build and kept in cache_file (NULL: not kept). */
+struct debug_index;
+struct module_tracepoint *module_tracepoints_list(struct debug_index *ix, const char *cache_file,
+						  size_t *n);
+
 /* Its arguments as a site (object, anchor left to the caller); NULL if
  * BTF has no prototype for it. */
 struct probe_site *tracepoint_site(struct btf_source *kernel_btf, const struct tracepoint *tp);

@@ -8,11 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "debuginfo/btf.h"
+#include "debuginfo/debugfind.h"
 #include "debuginfo/kernel.h"
 #include "debuginfo/tracepoints.h"
 #include "front/diag.h"
+#include "private.h"
 #include "sema/points/points.h"
 #include "sema/sema.h"
 
@@ -55,6 +59,100 @@ static bool tracepoint_matches(const struct tracepoint *tp, const char *pattern)
 	bool ok = tp->system && !fnmatch(sys, tp->system, 0) && !fnmatch(colon + 1, tp->name, 0);
 	free(sys);
 	return ok;
+}
+
+/* The installed modules' tracepoints, read once per kernel and modules
+ * (cached by the kernel's build-id and modules.dep's time). */
+static void load_module_tracepoints(struct session *s)
+{
+	if (s->module_tracepoints_read)
+		return;
+	s->module_tracepoints_read = true;
+	sema_debuginfo(s);
+	if (!s->debug_ix)
+		return;
+	char *cache = NULL;
+	struct stat st;
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->release);
+	if (s->kernel->build_id && stat(dep, &st) == 0) {
+		char *dir = cache_dir("tracepoints");
+		cache = xasprintf("%s/%s-%lld", dir, s->kernel->build_id, (long long)st.st_mtime);
+		free(dir);
+	}
+	free(dep);
+	if (s->verbose && cache && access(cache, F_OK) != 0)
+		fprintf(stderr, "stap: reading the tracepoints of kernel %s's modules (once)\n",
+			s->release);
+	s->module_tracepoints = module_tracepoints_list(s->debug_ix, cache, &s->nmodule_tracepoints);
+	free(cache);
+}
+
+/* Does "SYS" match one of a module's systems (or the module's name)?
+ * *shown gets the one to show: the only system, else one named as the
+ * module, else the module's name. */
+static bool module_system_matches(const struct module_tracepoint *m, const char *sys,
+				  char **shown)
+{
+	bool ok = !sys || !fnmatch(sys, m->module, 0), several = strchr(m->systems, ',') != NULL;
+	*shown = NULL;
+	for (const char *p = m->systems; *p;) {
+		size_t n = strcspn(p, ",");
+		char *one = xstrndup(p, n);
+		ok = ok || !fnmatch(sys, one, 0);
+		if (!*shown && (!several || !strcmp(one, m->module)))
+			*shown = one;
+		else
+			free(one);
+		p += n + (p[n] == ',');
+	}
+	if (!*shown)
+		*shown = xstrdup(m->module);
+	return ok;
+}
+
+/*
+ * The module tracepoints pattern matches, as sites typed by each module's
+ * BTF. A module whose headers define several trace systems (kvm: kvm and
+ * kvmmmu) has each tracepoint matched by any of them: which is whose is
+ * not in its symbols. Returns how many matched, sites made or not.
+ */
+static size_t module_trace_sites(struct pp_ctx *c, const char *pattern, struct ptrvec *sites)
+{
+	load_module_tracepoints(c->s);
+	const char *colon = strchr(pattern, ':');
+	char *sys = colon ? xstrndup(pattern, (size_t)(colon - pattern)) : NULL;
+	const char *name = colon ? colon + 1 : pattern;
+	size_t matched = 0;
+	for (size_t i = 0; i < c->s->nmodule_tracepoints; i++) {
+		const struct module_tracepoint *m = &c->s->module_tracepoints[i];
+		char *shown;
+		if (fnmatch(name, m->name, 0) || !module_system_matches(m, sys, &shown))
+			continue;
+		matched++;
+		char *why = NULL;
+		struct btf_source *mb = sema_module_btf(c->s, m->module, &why);
+		struct tracepoint tp = { .name = m->name };
+		struct probe_site *site = mb ? tracepoint_site(mb, &tp) : NULL;
+		if (!site || site->nvars > TRACEPOINT_MAX_ARGS) {
+			if (c->s->verbose)
+				fprintf(stderr, "stap: tracepoint %s of module %s left out: %s\n",
+					m->name, m->module,
+					why ? why : !site ? "its BTF has no prototype for its event class"
+						  : "it passes more arguments than a probe can take");
+			free(why);
+			free(shown);
+			continue;
+		}
+		const char *ko = debugfind_installed(c->s->debug_ix, m->module);
+		site->object = xstrdup(m->module);
+		site->object_file = xstrdup(ko ? ko : m->module);
+		site->build_id = ko ? debugfind_build_id(ko) : NULL;
+		site->anchor = xstrdup(m->name);
+		site->decl_file = shown;
+		pv_push(sites, site);
+	}
+	free(sys);
+	return matched;
 }
 
 /*
@@ -131,6 +229,10 @@ static void kernel_trace_point(struct pp_ctx *c)
 		site->decl_file = tp->system ? xstrdup(tp->system) : NULL;
 		pv_push(&sites, site);
 	}
+	/* None of the kernel's: the modules' (kvm_exit), placed when their
+	 * module is loaded. */
+	if (!matched)
+		matched = module_trace_sites(c, pattern, &sites);
 	bool wild = strpbrk(pattern, "*?[") != NULL;
 	char *what = xasprintf("'%s'", pattern);
 	if (!too_many_matches(c, tc->arg->loc, what, sites.n, "tracepoints")) {
