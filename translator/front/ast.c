@@ -433,7 +433,7 @@ static void print_expr(struct strbuf *b, const struct node *n)
 		break;
 	case N_AUTOCAST:
 		/* "(a)[1]" is not the array element "a[1]". */
-		if (n->lhs->kind == N_VAR && !n->list->name) {
+		if (n->lhs->kind == N_VAR && n->list && !n->list->name) {
 			sb_putc(b, '(');
 			print_expr(b, n->lhs);
 			sb_putc(b, ')');

@@ -234,6 +234,36 @@ static struct node *with_members(struct node *n, struct node *members, int prett
 	n->pretty = pretty;
 	return n;
 }
+
+static bool is_target_kind(const struct node *n)
+{
+	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR ||
+	       n->kind == N_AUTOCAST;
+}
+
+/* '&' before an operand: a target's (or an autocast's) address; of any
+ * other value, an autocast with no members, which sema judges. */
+static struct node *address_of(struct node *e, YYLTYPE at)
+{
+	if (!is_target_kind(e) || e->addr_of || (e->kind == N_AUTOCAST && !e->list)) {
+		struct node *a = mk(N_AUTOCAST, at);
+		a->lhs = e;
+		e = a;
+	}
+	e->addr_of = true;
+	e->loc = at;
+	return e;
+}
+
+/* '$' or '$$' after an operand that is no target: all of what it points
+ * to, printed (an autocast with no members). */
+static struct node *pretty_of(struct node *e, int pretty, YYLTYPE at)
+{
+	struct node *a = mk(N_AUTOCAST, at);
+	a->lhs = e;
+	a->pretty = pretty;
+	return a;
+}
 }
 
 %union {
@@ -289,7 +319,7 @@ static struct node *with_members(struct node *n, struct node *members, int prett
 %precedence LOWEST
 %precedence IDENT NUMBER STRING TARGET_VAR UNSUPPORTED EMBEDDED_C STAT_OP HIST_OP
 %precedence AT_ENTRY AT_DEFINED AT_CONST AT_CAST AT_VAR AT_PROBEWRITE '(' '[' '!' '~' ';'
-%precedence ARROW
+%precedence ARROW PRETTY1 PRETTY2
 %precedence THEN
 %precedence ELSE
 %right '=' OP_ASSIGN_TOK AGG
@@ -666,7 +696,7 @@ expr
 	| '~' expr %prec UNARY	{ $$ = mk_unary(N_UNARY, OP_BITNOT, @1, $2); }
 	| INC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_INC, @1, $2); }
 	| DEC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_DEC, @1, $2); }
-	| '&' target %prec UNARY	{ $$ = $2; $$->addr_of = true; $$->loc = @1; }
+	| '&' primary %prec UNARY	{ $$ = address_of($2, @1); }
 	| postfix
 	;
 
@@ -711,6 +741,9 @@ primary
 	| primary member members opt_pretty
 		{ $$ = mk(N_AUTOCAST, @2); $$->lhs = $1; with_members($$, ast_append($2, $3), $4);
 		  deep_check($$, $1, NULL); }
+	/* Or the whole of what it points to, printed. */
+	| primary PRETTY1	{ $$ = pretty_of($1, 1, @2); }
+	| primary PRETTY2	{ $$ = pretty_of($1, 2, @2); }
 	;
 
 /* target -> '$'name members ['$' | '$$'] | '@cast' (...) members [...] | '@var' (...) members [...] */

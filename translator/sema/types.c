@@ -926,6 +926,14 @@ static struct ctype *autocast_of(const struct node *e, bool *user)
 		*user = e->sym->autocast_user;
 		t = e->sym->autocast;
 		break;
+	case N_ASSIGN: /* (p = &$x)->y: the value assigned */
+		return e->op == OP_ASSIGN ? autocast_of(e->rhs, user) : NULL;
+	case N_TERNARY: { /* (c ? &$x : &$y)->z: when both sides agree */
+		bool u2;
+		struct ctype *a = autocast_of(e->then, user), *b = autocast_of(e->els, &u2);
+		return a && b && *user == u2 && (a == b || (a->name && b->name && !strcmp(a->name, b->name)))
+			       ? a : NULL;
+	}
 	default:
 		return NULL;
 	}
@@ -1223,20 +1231,22 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 			t = access_type(n->access);
 			break;
 		}
+		const char *op = !n->list ? (n->addr_of ? "&" : n->pretty == 2 ? "$$" : "$")
+				 : n->list->name ? "->" : "[...]";
 		if (c->report && !pointee) {
 			char *text = ast_expr_text(n->lhs);
 			diag_error(n->loc, D_UNSUPPORTED,
 				   "'%s' on '%s': its type is not known here (autocast follows a "
 				   "typed value through locals and function returns)",
-				   n->list->name ? "->" : "[...]", text);
+				   op, text);
 			if ((n->lhs->kind == N_VAR || n->lhs->kind == N_CALL) && n->lhs->sym &&
 			    n->lhs->sym->autocast_mixed)
 				diag_hint("'%s' holds pointers to different types: say which with "
 					  "@cast(%s, \"struct_name\")%s...", text, text,
-					  n->list->name ? "->" : "");
+					  n->list && n->list->name ? "->" : "");
 			else
 				diag_hint("say the type: @cast(%s, \"struct_name\"[, \"module\"])%s...",
-					  text, n->list->name ? "->" : "");
+					  text, n->list && n->list->name ? "->" : "");
 			free(text);
 		}
 		if (c->report)
