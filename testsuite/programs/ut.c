@@ -90,8 +90,10 @@ __attribute__((noinline)) int ut_use_pair(int a)
 
 /* Here, not with the others: tests name lines above (ut.c:30, :88). */
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <fcntl.h>
+#include <signal.h>
 
 __attribute__((noinline)) int ut_touch(char *pages, int n)
 {
@@ -106,6 +108,42 @@ __attribute__((noinline)) int ut_naps(int n)
 	for (int i = 0; i < n; i++)
 		usleep(5000);
 	return n;
+}
+
+/* For the generic.fop and vfs.do_sync tapset test: PATH created and
+ * written ("0123456789"), sought to offset 3, read (16 bytes asked, 7
+ * there), mapped shared and unmapped (one page), and its 10 bytes sent to
+ * /dev/null (sendfile, a splice read). */
+static int ut_fops(const char *path)
+{
+	char buf[16];
+	off_t off = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int out = open("/dev/null", O_WRONLY);
+	void *m;
+
+	if (fd < 0 || out < 0 || write(fd, "0123456789", 10) != 10 || lseek(fd, 3, SEEK_SET) != 3 ||
+	    read(fd, buf, sizeof buf) != 7)
+		return 1;
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED || munmap(m, 4096) || sendfile(out, fd, &off, 10) != 10)
+		return 1;
+	close(out);
+	close(fd);
+	return 0;
+}
+
+/* For signal.pending: SIGUSR1 blocked, raised (it stays pending) and
+ * asked for with sigpending(2); the exit status says whether it was seen. */
+static int ut_sigpending(void)
+{
+	sigset_t usr1, pending;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL) || raise(SIGUSR1) || sigpending(&pending))
+		return 1;
+	return sigismember(&pending, SIGUSR1) == 1 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -184,11 +222,15 @@ int main(int argc, char **argv)
 		if (m == MAP_FAILED || madvise(m, (size_t)n << 12, MADV_NOHUGEPAGE))
 			return 1;
 		printf("touched %d\n", ut_touch(m, n));
+	} else if (!strcmp(mode, "fops") && argc > 2) {
+		return ut_fops(argv[2]);
+	} else if (!strcmp(mode, "sigpending")) {
+		return ut_sigpending();
 	} else if (!strcmp(mode, "naps") && argc > 2) {
 		/* N sleeps of 5 ms: a context switch each, for @perf */
 		printf("napped %d\n", ut_naps(atoi(argv[2])));
 	} else {
-		fprintf(stderr, "usage: ut run | loop N | fork | forkexec | thread | dlopen | locals | mmap | writev | touch N | naps N\n");
+		fprintf(stderr, "usage: ut run | loop N | fork | forkexec | thread | dlopen | locals | mmap | writev | touch N | naps N | fops PATH | sigpending\n");
 		return 2;
 	}
 	return 0;
