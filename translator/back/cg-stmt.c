@@ -19,6 +19,7 @@
  * spend their action budget once per block rather than once each, and
  * string temporaries are reused from statement to statement.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "back/cg.h"
@@ -122,6 +123,37 @@ static char *var_ref(const struct symbol *sym)
 	if (sym->kind == SYM_GLOBAL)
 		return xasprintf("g_%s", sym->name);
 	return xasprintf("l->v_%s", sym->name);
+}
+
+/* An embedded C expression in a script function sees the function's
+ * parameters as STAP_ARG_name, as in SystemTap: each such word becomes
+ * the parameter's frame slot. */
+static char *embedded_args(struct cg *g, const char *text)
+{
+	struct strbuf b;
+	sb_init(&b);
+	const char *p = text;
+	while (g->func && (p = strstr(text, "STAP_ARG_"))) {
+		const char *name = p + 9;
+		size_t n = 0;
+		while (isalnum((unsigned char)name[n]) || name[n] == '_')
+			n++;
+		const struct symbol *param = NULL;
+		for (int i = 0; i < g->func->nparams && !param; i++) {
+			const struct symbol *s = g->func->vars.v[i];
+			if (strlen(s->name) == n && !strncmp(s->name, name, n))
+				param = s;
+		}
+		sb_printf(&b, "%.*s", (int)(param ? p - text : name + n - text), text);
+		if (param) {
+			char *ref = var_ref(param);
+			sb_printf(&b, "(%s)", ref);
+			free(ref);
+		}
+		text = name + n;
+	}
+	sb_puts(&b, text);
+	return sb_detach(&b);
 }
 
 
@@ -643,14 +675,19 @@ char *cg_expr(struct cg *g, struct node *n)
 		return cg_in(g, n);
 	case N_STAT:
 		return cg_stat(g, n);
-	case N_EMBEDDED:
+	case N_EMBEDDED: {
 		/* Guru mode: a C expression, a string when it says so. */
+		char *text = embedded_args(g, n->str);
 		if (n->type == T_STRING) {
 			char *res = new_string_temp(g);
-			emit(g, "rt_strcpy(%s, (%s), %lld);", res, n->str, g->maxstr);
+			emit(g, "rt_strcpy(%s, (%s), %lld);", res, text, g->maxstr);
+			free(text);
 			return res;
 		}
-		return xasprintf("((rt_long)(%s))", n->str);
+		char *v = xasprintf("((rt_long)(%s))", text);
+		free(text);
+		return v;
+	}
 	case N_CONST:
 		return xasprintf("((rt_long)(%s))", n->str);
 	case N_PROBE:
