@@ -432,6 +432,8 @@ static void print_expr(struct strbuf *b, const struct node *n)
 		print_pretty(b, n);
 		break;
 	case N_AUTOCAST:
+		if (n->addr_of)
+			sb_putc(b, '&');
 		/* "(a)[1]" is not the array element "a[1]". */
 		if (n->lhs->kind == N_VAR && n->list && !n->list->name) {
 			sb_putc(b, '(');
