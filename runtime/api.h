@@ -269,6 +269,41 @@ rt_long rt_stringat(struct rt_context *c, const char *s, rt_long pos, const char
 /* tokenize(s, delim): s "" goes on with the previous string. */
 void rt_tokenize(struct rt_context *c, char *dst, rt_size size, const char *s, const char *delim);
 
+/* --- floating point (softfloat.c) --- */
+
+/*
+ * SystemTap's fp_* functions: IEEE 754 binary64 values held bit for bit in
+ * a number, computed in integers (no FPU in the kernel), rounded to
+ * nearest-even, with NaNs, infinities, signed zeros and subnormals as
+ * IEEE 754 has them: the results are the hardware's, bit for bit (an
+ * invalid operation's NaN is 0x7ff8000000000000). The comparisons give 1
+ * or 0, and 0 where a NaN is involved.
+ */
+rt_long rt_fp_add(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_sub(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_mul(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_div(struct rt_context *c, rt_long a, rt_long b);
+/* IEEE 754's remainder: a - n * b, n the integer nearest a / b (ties even). */
+rt_long rt_fp_rem(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_sqrt(struct rt_context *c, rt_long a);
+rt_long rt_fp_eq(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_lt(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_fp_le(struct rt_context *c, rt_long a, rt_long b);
+rt_long rt_long_to_fp(struct rt_context *c, rt_long n);
+/* The low 32 bits as a binary32 value, widened. */
+rt_long rt_fp32_to_fp64(struct rt_context *c, rt_long n);
+/* mode: 0 nearest-even, 1 toward zero, 2 down, 3 up, 4 nearest (ties away
+ * from zero), 6 to odd, others toward zero; a NaN gives 0, a value out of
+ * range -2^63 or 2^63 - 1; exact changes nothing (SystemTap's flag). */
+rt_long rt_fp_to_long(struct rt_context *c, rt_long fp, rt_long mode, rt_long exact);
+/* A decimal number ("-2.5e3") to the nearest double; anything else fails
+ * the hit ("invalid format"). */
+rt_long rt_string_to_fp(struct rt_context *c, const char *s, const char *what, const char *loc);
+/* fp in decimal with precision digits after the point, the last rounded
+ * half away from zero ("0.33333"; precision 0: no point). */
+void rt_fp_to_string(struct rt_context *c, char *buf, rt_size size, rt_long fp,
+		     rt_long precision);
+
 /* --- regular expressions --- */
 
 /* s =~ re; a match is kept for matched(). */

@@ -190,6 +190,22 @@
 	X(B_STACK_SIZE, "stack_size", "l:", false, VALUE(rt_stack_size), "The size of a task's kernel stack, in bytes.") \
 	X(B_STACK_USED, "stack_used", "l:", true, VALUE(rt_stack_used), "The bytes of the current task's kernel stack in use where the probe hit began (0 on an interrupt stack).") \
 	X(B_STACK_UNUSED, "stack_unused", "l:", true, VALUE(rt_stack_unused), "The bytes of it still free (0 on an interrupt stack).") \
+	/* floating point: IEEE 754 binary64 values kept bit for bit in a \
+	 * long, computed in integers (runtime/softfloat.c) */ \
+	X(B_FP_TO_STRING, "fp_to_string", "s:ll", false, STRING(rt_fp_to_string), "A floating-point number (IEEE 754 binary64 bits in a long) in decimal with the second argument's digits after the point, the last rounded half away from zero: \"3.14000\" (0 digits: no point; \"inf\", \"nan\" as C prints them).") \
+	X(B_STRING_TO_FP, "string_to_fp", "l:s", false, CHECK(rt_string_to_fp), "A decimal number (\"3.14\", \"-2.5e3\") as the nearest floating-point number; any other text is an error (\"invalid format\").") \
+	X(B_LONG_TO_FP, "long_to_fp", "l:l", false, VALUE(rt_long_to_fp), "A number as a floating-point number (rounded to nearest-even past 2^53).") \
+	X(B_FP_TO_LONG, "fp_to_long", "l:lll", false, VALUE(rt_fp_to_long), "A floating-point number as a number, rounded as the second argument says: 0 to nearest (ties to even), 1 toward zero, 2 down, 3 up, 4 to nearest (ties away from zero), 6 to odd, others toward zero; a NaN gives 0, a value out of range the nearest limit. The third (SystemTap's exact flag) changes nothing.") \
+	X(B_FP_ADD, "fp_add", "l:ll", false, VALUE(rt_fp_add), "The sum of two floating-point numbers, rounded to nearest-even as IEEE 754 adds.") \
+	X(B_FP_SUB, "fp_sub", "l:ll", false, VALUE(rt_fp_sub), "The first floating-point number minus the second.") \
+	X(B_FP_MUL, "fp_mul", "l:ll", false, VALUE(rt_fp_mul), "The product of two floating-point numbers.") \
+	X(B_FP_DIV, "fp_div", "l:ll", false, VALUE(rt_fp_div), "The first floating-point number divided by the second (by zero: an infinity, or NaN for 0/0).") \
+	X(B_FP_REM, "fp_rem", "l:ll", false, VALUE(rt_fp_rem), "IEEE 754's remainder of two floating-point numbers: the first minus N times the second, N the integer nearest their quotient (the even one on a tie).") \
+	X(B_FP_SQRT, "fp_sqrt", "l:l", false, VALUE(rt_fp_sqrt), "The square root of a floating-point number (NaN below zero).") \
+	X(B_FP_EQ, "fp_eq", "l:ll", false, VALUE(rt_fp_eq), "Whether two floating-point numbers are equal (-0 equals 0; a NaN equals nothing).") \
+	X(B_FP_LE, "fp_le", "l:ll", false, VALUE(rt_fp_le), "Whether the first floating-point number is less than or equal to the second (0 if either is a NaN).") \
+	X(B_FP_LT, "fp_lt", "l:ll", false, VALUE(rt_fp_lt), "Whether the first floating-point number is less than the second (0 if either is a NaN).") \
+	X(B_FP32_TO_FP64, "fp32_to_fp64", "l:l", false, VALUE(rt_fp32_to_fp64), "The IEEE 754 binary32 (float) value in the low 32 bits of a number, as a floating-point number (binary64).") \
 	/* guru mode: writes to memory and registers, fault-safe, and the machine */ \
 	X(B_SET_KERNEL_LONG, "set_kernel_long", "v:ll", false, KWRITE(8), "Guru mode: write a long at a kernel address (a bad or read-only address is an error).") \
 	X(B_SET_KERNEL_INT, "set_kernel_int", "v:ll", false, KWRITE(4), "Guru mode: write an int at a kernel address.") \
