@@ -19,10 +19,16 @@
 #include "runtime.h"
 #include "probes/probes.h"
 
-/* A timer's next period: randomize(M) adds a uniform -M..M to each. */
+/* The shortest period a timer fires at: a shorter one would keep a CPU
+ * in the handler (the translator refuses a shorter period itself). */
+#define RT_MIN_TIMER_NS 100000
+
+/* A timer's next period: randomize(M) adds a uniform -M..M to each, M up
+ * to the period; a draw below the minimum is raised to it. */
 static ktime_t rt_timer_period(const struct rt_probe *p)
 {
 	u64 span, r;
+	s64 ns;
 
 	if (p->spread_ns <= 0)
 		return ns_to_ktime(p->period_ns);
@@ -30,7 +36,8 @@ static ktime_t rt_timer_period(const struct rt_probe *p)
 	r = get_random_u32();
 	if (span > U32_MAX)
 		r = r << 32 | get_random_u32();
-	return ns_to_ktime(p->period_ns - p->spread_ns + (s64)(r % span));
+	ns = p->period_ns - p->spread_ns + (s64)(r % span);
+	return ns_to_ktime(max_t(s64, ns, RT_MIN_TIMER_NS));
 }
 
 static notrace enum hrtimer_restart rt_timer_fn(struct hrtimer *t)

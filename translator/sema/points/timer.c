@@ -13,6 +13,9 @@
 #include "sema/points/points.h"
 #include "sema/sema.h"
 
+/* The shortest period a timer fires at (runtime/probes/timers.c keeps the same). */
+#define TIMER_MIN_NS 100000
+
 /* The target kernel's HZ (CONFIG_HZ in its configuration), or 0 with an error. */
 static long long kernel_hz(struct pp_ctx *c, struct loc loc)
 {
@@ -63,13 +66,15 @@ static void timer(struct pp_ctx *c)
 			diag_hint("give the period instead: timer.ms(N).randomize(M)");
 			return;
 		}
-		if (randomize && (r < 0 || r >= v)) {
+		/* Up to the period itself, as SystemTap allows (a drawn period
+		 * below the minimum is raised to it when the timer runs). */
+		if (randomize && (r < 0 || r > v)) {
 			if (r < 0)
 				diag_error(c->comps[2].arg->loc, D_BAD_PROBE_ARG,
 					   "randomize(%lld) cannot be negative", r);
 			else
 				diag_error(c->comps[2].arg->loc, D_BAD_PROBE_ARG,
-					   "randomize(%lld) must be less than the period, %lld", r, v);
+					   "randomize(%lld) cannot be more than the period, %lld", r, v);
 			return;
 		}
 		long long unit_ns = units[i].ns;
@@ -89,19 +94,12 @@ static void timer(struct pp_ctx *c)
 		} else {
 			period = v * unit_ns;
 		}
-		long long spread = r * unit_ns; /* r < v: no overflow */
-		/* Shorter periods would keep a CPU busy in the handler. */
-		if (period - spread < 100000) {
-			struct loc at = spread ? c->comps[2].arg->loc : c->comps[1].arg->loc;
-			if (spread)
-				diag_error(at, D_BAD_PROBE_ARG,
-					   "the shortest period of this timer, %lld ns, is shorter than "
-					   "the 100 us minimum",
-					   period - spread);
-			else
-				diag_error(at, D_BAD_PROBE_ARG,
-					   "timer period %lld ns is shorter than the 100 us minimum",
-					   period);
+		long long spread = r * unit_ns; /* r <= v: no overflow */
+		/* Shorter periods would keep a CPU busy in the handler; those a
+		 * spread draws below it are raised to it (runtime/probes/timers.c). */
+		if (period < TIMER_MIN_NS) {
+			diag_error(c->comps[1].arg->loc, D_BAD_PROBE_ARG,
+				   "timer period %lld ns is shorter than the 100 us minimum", period);
 			return;
 		}
 		add_probe(c, PK_TIMER, NULL, period)->spread_ns = spread;
