@@ -781,7 +781,7 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 	}
 	/* SystemTap compares a CONFIG_ option with a number (numerically) or with
 	 * another option (numerically when both are numbers). An option that is
-	 * not set has no number: every comparison with one is false. */
+	 * not set compares with a number as 0, as in SystemTap. */
 	if (!strncmp(name, "CONFIG_", 7) && !r.is_str) {
 		char *have = xstrdup(pp_config_value(pp->env, name));
 		const char *want = r.is_name ? pp_config_value(pp->env, r.str) : NULL;
@@ -793,7 +793,7 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 		} else if (r.is_name && !(config_number(have, &a) && config_number(want, &b))) {
 			result = compare(op.kind, strcmp(have, want));
 		} else if (!*have) {
-			result = false;
+			result = compare(op.kind, 0 < b ? -1 : 0 > b);
 		} else if (!config_number(have, &a)) {
 			diag_error(l.loc, D_PREPROCESSOR, "'%s' is '%s', not a number", name, have);
 			*failed = true;
