@@ -151,7 +151,13 @@ static bool walk_members(struct resolver *r, struct target_access *a, enum held 
 			a->bit_offset = cm->bit_offset;
 		} else {
 			struct ctype *elem;
-			if (t->kind == CT_ARRAY) {
+			if (a->base_expr && m == r->n->list) {
+				/* @cast(p, "type")[i] and an autocast's (p)[i]: p
+				 * is the first of an array of them, as in C's p[i]
+				 * (&@cast(0, "T")[1] is T's size; (argv)[1] of a
+				 * char ** is the second char *). */
+				elem = t;
+			} else if (t->kind == CT_ARRAY) {
 				if (held == AS_VALUE) {
 					err(r, "'%s': the array is held in registers here", a->text);
 					return false;
@@ -160,10 +166,6 @@ static bool walk_members(struct resolver *r, struct target_access *a, enum held 
 			} else if (t->kind == CT_PTR) {
 				push_step(a, TS_DEREF, 0, NULL);
 				elem = ctype_complete(t->target);
-			} else if (a->base_expr && m == r->n->list) {
-				/* @cast(p, "type")[i]: p is the first of an array of
-				 * them (as in C's p[i]; &@cast(0, "T")[1] is T's size). */
-				elem = t;
 			} else {
 				err(r, "'%s': %s cannot be indexed", a->text,
 				    t->name ? t->name : "the value");

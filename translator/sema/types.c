@@ -937,7 +937,10 @@ static struct ctype *autocast_of(const struct node *e, bool *user)
 	default:
 		return NULL;
 	}
-	return t && (t->kind == CT_STRUCT || t->kind == CT_UNION) ? t : NULL;
+	/* A struct or union for '->', any sized type for '[...]' ((argv)[0]
+	 * of a char **): the members say which, and complain otherwise. */
+	return t && t->kind != CT_VOID && t->kind != CT_FUNC && (t->size || t->kind == CT_STRUCT ||
+								  t->kind == CT_UNION) ? t : NULL;
 }
 
 /* A value stored in sym (a local, or a function's return): keep the type
