@@ -120,12 +120,22 @@ static int pass1_parse(struct session *s)
 		errors += parse_file(src_add("<-T>", text, strlen(text), false), env, &all);
 	}
 	size_t nuser = all.n;
+	/* SystemTap's printing of the globals written and never read, after
+	 * the script's own end probes. */
+	char *autoprint = autoprint_text(&all, 0, nuser);
+	if (autoprint && s->verbose)
+		fprintf(stderr, "stap: globals written and never read are printed at the end, as "
+				"SystemTap does:\n%s", autoprint);
+	if (autoprint)
+		errors += parse_file(src_add("<auto-print>", autoprint, strlen(autoprint), false),
+				     env, &all);
+	size_t nauto = all.n - nuser;
 	/* The tapset files the script needs, declared before it, as if the
 	 * whole library came first. */
 	errors += tapset_load_needed(lib, env, &all, 0, &prog->ntapset_files);
-	for (size_t i = nuser; i < all.n; i++)
+	for (size_t i = nuser + nauto; i < all.n; i++)
 		pv_push(&prog->decls, all.v[i]);
-	for (size_t i = 0; i < nuser; i++)
+	for (size_t i = 0; i < nuser + nauto; i++)
 		pv_push(&prog->decls, all.v[i]);
 	pv_free(&all);
 	return errors;

@@ -330,6 +330,19 @@ static char *cg_builtin_own(struct cg *g, struct node *n)
 	case B_SPRINT:
 	case B_SPRINTLN:
 		return cg_sprint(g, n->list, NULL, b->id == B_SPRINTLN);
+	case B_AUTOPRINT_VALUE: {
+		int count;
+		struct value *v = eval_values(g, n->list, &count);
+		res = new_string_temp(g);
+		if (v[0].type == T_STRING) {
+			emit(g, "rt_text_str(%s, %lld, %s, 0, 1);", res, g->maxstr, v[0].c);
+		} else {
+			emit(g, "%s[0] = 0;", res);
+			emit(g, "rt_strcat_long(%s, %s, %lld);", res, v[0].c, g->maxstr);
+		}
+		free_values(v, count);
+		return res;
+	}
 	case B_SPRINTD:
 	case B_SPRINTDLN: {
 		char *delim = delimiter(n);

@@ -19,6 +19,10 @@ int parse_file(int file, struct pp_env *env, struct ptrvec *decls);
 /* syntax.c: the rules the grammar does not state, on the declarations
  * decls[first..] that parse_file read from file (guru: stap -g). */
 void syntax_check(int file, bool guru, struct ptrvec *decls, size_t first);
+/* autoprint.c: an end probe (script text) printing the globals that the
+ * declarations decls[first..first+count) write and never read, as
+ * SystemTap does at the end of a run; NULL if there are none. */
+char *autoprint_text(const struct ptrvec *decls, size_t first, size_t count);
 /* Read a .stpm file: its @define macros become public. */
 int parse_macro_file(int file, struct pp_env *env);
 

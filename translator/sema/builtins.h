@@ -41,6 +41,7 @@
 	X(B_PRINTDLN, "printdln", "v:s*.", false, OWN, "Print the arguments after the first, separated by the first, then a newline.") \
 	X(B_PRINTF, "printf", "v:s.", false, OWN, "Print the arguments as the format (the first) says.") \
 	X(B_SPRINT, "sprint", "s:*.", false, OWN, "The arguments as print() would print them.") \
+	X(B_AUTOPRINT_VALUE, "__autoprint_value", "s:*", false, OWN, "A value as the end-of-run printing of unread globals shows it: a number in decimal, a string quoted.") \
 	X(B_SPRINTLN, "sprintln", "s:.", false, OWN, "The arguments as println() would print them.") \
 	X(B_SPRINTD, "sprintd", "s:s*.", false, OWN, "The arguments as printd() would print them.") \
 	X(B_SPRINTDLN, "sprintdln", "s:s*.", false, OWN, "The arguments as printdln() would print them.") \

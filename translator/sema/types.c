@@ -686,6 +686,7 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 	case B_PRINTLN:
 	case B_SPRINT:
 	case B_SPRINTLN:
+	case B_AUTOPRINT_VALUE:
 		for (struct node *a = n->list; a; a = a->next)
 			check_value(c, a, true, b->name);
 		return builtin_result(b);
