@@ -28,6 +28,7 @@
 #include "probes/probes.h"
 
 struct rt_placed *rt_placed;
+bool rt_module_coming_now;
 /* Placing and removing probes: at start and stop, and when a probed
  * module comes or goes (the module notifier). */
 static DEFINE_MUTEX(rt_placing);
@@ -357,7 +358,9 @@ static void rt_module_coming(struct module *mod)
 		}
 		if (!ok)
 			continue;
+		rt_module_coming_now = true;
 		rc = rt_place(pl);
+		rt_module_coming_now = false;
 		if (rc == 0) {
 			pl->registered = pl->ever = true;
 			pl->waiting = false;

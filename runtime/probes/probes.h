@@ -51,6 +51,8 @@ struct rt_cpu_timer {
 
 /* place.c: every probe's place, by index in rt_script.probes. */
 extern struct rt_placed *rt_placed;
+/* place.c: true while the module notifier places a coming module's probes. */
+extern bool rt_module_coming_now;
 
 #if RT_FTRACE_ENTRY
 /* An entry probe an ftrace_ops (or the fprobe) calls, by its function's address. */

@@ -152,7 +152,9 @@ static void rt_tp_match(struct tracepoint *tp, void *priv)
 
 /* A module's tracepoint by name, from the module's own table of them (as
  * the kernel's tracepoint code reads it); NULL if the module is not loaded
- * or has none by that name. */
+ * or has none by that name. A module still coming counts only from the
+ * module notifier (rt_module_coming, after the kernel's jump labels have
+ * taken in its sites): one caught half-loaded at start waits for it. */
 static struct tracepoint *rt_module_tracepoint(const char *module, const char *name)
 {
 	struct tracepoint *found = NULL;
@@ -161,6 +163,9 @@ static struct tracepoint *rt_module_tracepoint(const char *module, const char *n
 
 	preempt_disable();
 	mod = rt_find_module(module);
+	if (mod && mod->state != MODULE_STATE_LIVE &&
+	    !(mod->state == MODULE_STATE_COMING && rt_module_coming_now))
+		mod = NULL;
 	for (i = 0; mod && i < mod->num_tracepoints && !found; i++) {
 		struct tracepoint *tp = tracepoint_ptr_deref(mod->tracepoints_ptrs + i);
 
