@@ -81,5 +81,7 @@ struct rt_us_map {
 #define RT_US_FILELINES 'P'     /* the 'p' lines with " at file:line" (print_ubacktrace_fileline) */
 #define RT_US_FILELINE 'l'      /* "file:line" of the innermost frame (usymfileline) */
 #define RT_US_FILE 'F'          /* its source file (usymfile) */
+#define RT_US_LINE 'n'          /* its line number (usymline) */
+#define RT_US_NAMES 'b'         /* "sym+off\n" each (print_ubacktrace_brief) */
 
 #endif

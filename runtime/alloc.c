@@ -13,6 +13,7 @@
  * retrying or warning when memory is short.
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -60,6 +61,22 @@ static size_t rt_maps_bytes(void)
 }
 
 #define RT_MIB(n) ((unsigned long long)((n) >> 20))
+
+/* module_size(): as SystemTap words it, in KiB: the module's data and
+ * code, the per-CPU state, network buffers (none here) and all the
+ * kernel memory the script took. */
+void rt_module_size(struct rt_context *c, char *buf, rt_size size)
+{
+	size_t text, data, cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
+	size_t total = size_add(size_add(size_add(rt_maps_bytes(), cpus),
+					 size_add(size_add(rt_transport_bytes(), rt_ustack_bytes()),
+						  rt_probes_bytes())),
+				rt_procfs_bytes());
+
+	rt_module_sizes(THIS_MODULE, &text, &data);
+	snprintf(buf, size, "%zudata/%zutext/%zuctx/0net/%zualloc kb", data >> 10, text >> 10,
+		 cpus >> 10, total >> 10);
+}
 
 int rt_memory_check(void)
 {

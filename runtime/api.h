@@ -102,6 +102,12 @@ struct rt_probe {
 	void (*entry_regs)(const struct pt_regs *regs, char *data);
 	rt_size entry_size;
 	rt_long maxactive;       /* RT_KRETPROBE: ".maxactive(N)"; 0: rt_script.maxactive */
+	/* RT_KPROBE, RT_KRETPROBE at a function's entry (.callee, .callees):
+	 * a call counts only when the return addresses on the stack are one
+	 * of ncallers rows of callers_depth static objects (rt_script.statics
+	 * indices, the innermost call first): the call sites it came through. */
+	const rt_size *callers;
+	int ncallers, callers_depth;
 	int nargs;               /* RT_TRACEPOINT: the arguments it passes (after its data) */
 	/* RT_UPROBE, RT_URETPROBE: where in the file, and a marker's
 	 * semaphore (0: none), as file offsets. RT_URETPROBE uses entry and
@@ -148,6 +154,7 @@ struct rt_uobject {
 	const struct rt_usym *syms; /* sorted by offset */
 	rt_size nsyms;
 	const char *names;
+	const char *build_id;    /* hex, as the translator read it; 0: none */
 	void *inode;             /* run time: its inode while the script runs */
 };
 
@@ -233,6 +240,13 @@ void rt_system(struct rt_context *c, const char *cmd);
  * (KERN_EMERG .. KERN_DEBUG; others: the default level). */
 void rt_printk(struct rt_context *c, rt_long level, const char *msg);
 void rt_exit(struct rt_context *c);
+void rt_abort(struct rt_context *c, const char *what, const char *loc);
+void rt_print_regs(struct rt_context *c);
+void rt_module_size(struct rt_context *c, char *buf, rt_size size);
+rt_long rt_get_loadavg_index(struct rt_context *c, rt_long i, const char *what,
+			     const char *loc);
+void rt_sprint_loadavg(struct rt_context *c, char *buf, rt_size size);
+void rt_ftrace(struct rt_context *c, const char *msg);
 /* In a catch: the failure's message into buf, and the failure forgotten:
  * 0. A failure no catch may take (MAXACTION, MAXHITTIME, as in SystemTap)
  * stays: nonzero, and the catch passes it on. */
@@ -498,6 +512,8 @@ void rt_symdata(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 /* The hit's kernel call chain, innermost first, as hex addresses separated
  * by spaces; and printed (or written into buf) one symbolized line each. */
 void rt_backtrace(struct rt_context *c, char *buf, rt_size size);
+void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long task,
+		       const char *what, const char *loc);
 void rt_print_backtrace(struct rt_context *c);
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size);
 /* Each address of a backtrace() string, symbolized, one line each. */
@@ -515,6 +531,8 @@ void rt_print_ubacktrace_fileline(struct rt_context *c);
 /* An address of the current process: its source file and line, its file. */
 void rt_usymfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 void rt_usymfile(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_print_ubacktrace_brief(struct rt_context *c);
+void rt_usymline(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 /* A ubacktrace() string printed, or given, in another form. */
 void rt_print_ustack(struct rt_context *c, const char *stk);
 void rt_sprint_ustack(struct rt_context *c, char *buf, rt_size size, const char *stk);
@@ -525,6 +543,9 @@ void rt_sprint_ustack_folded(struct rt_context *c, char *buf, rt_size size, cons
 void rt_usymname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+rt_long rt_umodaddr(struct rt_context *c, rt_long addr, const char *what, const char *loc);
+void rt_umodbuildid(struct rt_context *c, char *buf, rt_size size, rt_long addr,
+		    const char *what, const char *loc);
 
 /* --- the probed code's state (target variables) --- */
 

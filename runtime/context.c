@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/loadavg.h>
 #include <linux/sched/task_stack.h>
 #include <linux/pid.h>
 #include <linux/percpu.h>
@@ -459,4 +460,64 @@ rt_long rt_addr_to_node(struct rt_context *c, rt_long addr)
 		return 0;
 	}
 	return page_to_nid(virt_to_page((void *)(unsigned long)addr));
+}
+
+/* The registers of the probed code, as the kernel's oops report lays them
+ * out; a probe without them (a timer, a tracepoint's made-up ones aside)
+ * says so instead. */
+void rt_print_regs(struct rt_context *c)
+{
+	const struct pt_regs *r = c->regs;
+	char buf[512];
+	int n;
+
+	if (!r) {
+		rt_print_str(c, "no registers are available in this probe\n");
+		return;
+	}
+	n = scnprintf(buf, sizeof(buf),
+		      "RIP: %04lx:%016lx\nRSP: %04lx:%016lx EFLAGS: %08lx\n"
+		      "RAX: %016lx RBX: %016lx RCX: %016lx\n"
+		      "RDX: %016lx RSI: %016lx RDI: %016lx\n"
+		      "RBP: %016lx R08: %016lx R09: %016lx\n"
+		      "R10: %016lx R11: %016lx R12: %016lx\n"
+		      "R13: %016lx R14: %016lx R15: %016lx\n",
+		      r->cs & 0xffff, r->ip, r->ss & 0xffff, r->sp, r->flags, r->ax, r->bx, r->cx,
+		      r->dx, r->si, r->di, r->bp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13,
+		      r->r14, r->r15);
+	rt_out_write(rt_cpu_of(c), buf, n);
+}
+
+/* The load averages (1, 5 and 15 minutes), rounded to hundredths as
+ * /proc/loadavg shows them. */
+static unsigned long rt_load(int i)
+{
+	return READ_ONCE(avenrun[i]) + FIXED_1 / 200;
+}
+
+rt_long rt_get_loadavg_index(struct rt_context *c, rt_long i, const char *what,
+			     const char *loc)
+{
+	if (i < 0 || i > 2) {
+		rt_failf(c, loc, NULL, "%s: the index is 0, 1 or 2 (1, 5 and 15 minutes), not %lld",
+			 what, (long long)i);
+		return 0;
+	}
+	return LOAD_INT(rt_load((int)i));
+}
+
+void rt_sprint_loadavg(struct rt_context *c, char *buf, rt_size size)
+{
+	unsigned long a = rt_load(0), b = rt_load(1), d = rt_load(2);
+
+	scnprintf(buf, size, "%lu.%02lu %lu.%02lu %lu.%02lu\n", LOAD_INT(a), LOAD_FRAC(a),
+		  LOAD_INT(b), LOAD_FRAC(b), LOAD_INT(d), LOAD_FRAC(d));
+}
+
+/* A line into the kernel's own trace buffer (/sys/kernel/tracing/trace),
+ * as trace_puts() writes it: no trace_printk() buffers are set up, so the
+ * kernel prints no debugging banner. */
+void rt_ftrace(struct rt_context *c, const char *msg)
+{
+	__trace_puts(_THIS_IP_, msg, strlen(msg));
 }

@@ -163,6 +163,11 @@ void rt_report_error(struct rt_cpu *cpu)
 	/* --suppress-handler-errors: as if each handler caught its own
 	 * failure; one no catch could take (a hit over MAXHITTIME) still
 	 * stops the script. */
+	if (cpu->aborting) {
+		cpu->aborting = false;
+		cpu->fatal = false;
+		return;
+	}
 	if (rt_script.suppress_errors && !cpu->fatal) {
 		atomic_inc(&rt_errors_suppressed);
 		return;
@@ -265,4 +270,17 @@ void rt_warn(struct rt_context *c, const char *msg)
 void rt_exit(struct rt_context *c)
 {
 	rt_request_stop(0);
+}
+
+/* The hit ends here, as a failure no catch takes that is not reported;
+ * the script stops without its end probes. */
+void rt_abort(struct rt_context *c, const char *what, const char *loc)
+{
+	struct rt_cpu *cpu = rt_cpu_of(c);
+
+	WRITE_ONCE(rt_run.aborted, true);
+	rt_request_stop(0);
+	rt_failf(c, NULL, NULL, "abort()");
+	cpu->fatal = true;
+	cpu->aborting = true;
 }

@@ -305,7 +305,8 @@ int rt_ctl_stop(void)
 			rt_probes_stopped = true;
 			atomic_set(&rt_run.state, RT_STOPPING);
 			/* As in SystemTap: after an error, the error probes instead. */
-			rt_probes_run_all(rt_run.failed ? RT_ERROR : RT_END);
+			if (!READ_ONCE(rt_run.aborted))
+				rt_probes_run_all(rt_run.failed ? RT_ERROR : RT_END);
 		}
 		atomic_set(&rt_run.state, RT_STOPPED);
 	}

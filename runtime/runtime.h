@@ -68,6 +68,7 @@ struct rt_cpu {
 	 * whenever RT_WORK_QUANTUM more is done, across calls and hits. */
 	unsigned long work, work_checked;
 	bool fatal;                   /* the failure may not be caught (rt_catch) */
+	bool aborting;                /* the failure is abort(): the stop, not an error */
 	bool process_context;         /* a begin, end or error probe: may sleep */
 	/* The overload check: handler time in the interval that began at ov_start. */
 	u64 ov_start, ov_used;
@@ -85,6 +86,7 @@ struct rt_run {
 	bool orphaned;              /* the reader went away without a stop: stopped alone */
 	int exit_status;
 	int failed;                 /* an error stopped the script: error probes, not end */
+	bool aborted;               /* abort() stopped it: neither end nor error probes */
 	pid_t target;
 	bool target_children;       /* -c: the target's descendants are targets too */
 	pid_t staprun_pid;          /* who started the script (stp_pid()) */
@@ -275,6 +277,10 @@ bool rt_quiesced(void);
  * and the sample ids their keys name (no probe may run). */
 void rt_maps_fold_all(void);
 size_t rt_maps_tokens(u64 *ids, size_t cap);
+
+/* stack.c: whether a call into a .callee probe's function came through
+ * one of the probe's chains of call sites (regs: at the function's entry). */
+bool rt_called_through(const struct rt_probe *p, struct pt_regs *regs);
 
 /* ustack.c: the aliases staprun sends for user stacks kept as array keys */
 size_t rt_ustack_bytes(void);

@@ -14,7 +14,9 @@
 #include <asm/unwind.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/stacktrace.h>
 
 #include "runtime.h"
 
@@ -108,6 +110,50 @@ void rt_backtrace(struct rt_context *c, char *buf, rt_size size)
 		len += scnprintf(buf + len, size - len, "%s0x%lx", i ? " " : "", addrs[i]);
 }
 
+/*
+ * task_backtrace(task): another task's kernel stack, as backtrace() gives
+ * the hit's. The pointer comes from the script: only a task that is
+ * alive now (found again by its pid) is read, by the kernel's own walker
+ * (which holds the stack while it reads); a task running on another CPU
+ * at that moment gives whatever its stack held.
+ */
+void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long task,
+		       const char *what, const char *loc)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+	struct task_struct *t = (struct task_struct *)(unsigned long)task;
+	unsigned int n = 0, i;
+	rt_size len = 0;
+	pid_t pid;
+
+	buf[0] = 0;
+	if (in_nmi()) {
+		rt_failf(c, loc, NULL, "%s: another task's stack cannot be read in an NMI", what);
+		return;
+	}
+	if (copy_from_kernel_nofault(&pid, &t->pid, sizeof(pid))) {
+		rt_failf(c, loc, NULL, "%s: 0x%llx is not a task", what, (unsigned long long)task);
+		return;
+	}
+	rcu_read_lock();
+	if (pid > 0 && pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID) == t)
+		n = rt_stack_trace_save_tsk(t, addrs, rt_frames_max());
+	else
+		pid = 0;
+	rcu_read_unlock();
+	if (n == (unsigned int)-1) {
+		rt_failf(c, loc, NULL, "%s: this kernel does not let modules read another task's stack safely (stack_trace_save_tsk is not exported)",
+			 what);
+		return;
+	}
+	if (!pid) {
+		rt_failf(c, loc, NULL, "%s: 0x%llx is not a live task", what, (unsigned long long)task);
+		return;
+	}
+	for (i = 0; i < n && len + 20 < size; i++)
+		len += scnprintf(buf + len, size - len, "%s0x%lx", i ? " " : "", addrs[i]);
+}
+
 /* One line per address, as SystemTap prints them, into buf or the output. */
 static void rt_stack_lines(struct rt_context *c, const unsigned long *addrs, int n, char *buf,
 			   rt_size size)
@@ -165,4 +211,41 @@ void rt_print_stack(struct rt_context *c, const char *text)
 			text++;
 	}
 	rt_stack_lines(c, addrs, n, NULL, 0);
+}
+
+/* The deepest .callees(N) the runtime checks: the translator refuses more. */
+#define RT_MAXCALLEE_DEPTH 8
+
+/*
+ * The return addresses come from the kernel's unwinder, started at the
+ * hit's registers (which it steps past at once, to the probed function's
+ * caller): it also sees through a return probe's trampoline, which a
+ * kretprobe on the same function leaves on top of the stack instead.
+ */
+bool rt_called_through(const struct rt_probe *p, struct pt_regs *regs)
+{
+	unsigned long frames[RT_MAXCALLEE_DEPTH];
+	struct unwind_state state;
+	int depth = p->callers_depth, n, row, k;
+
+	if (!regs || user_mode(regs) || depth < 1 || depth > RT_MAXCALLEE_DEPTH)
+		return false;
+	unwind_start(&state, current, regs, NULL);
+	for (n = 0; n < depth; n++, unwind_next_frame(&state)) {
+		if (unwind_done(&state))
+			return false;
+		frames[n] = unwind_get_return_address(&state);
+		if (!frames[n])
+			return false;
+	}
+	for (row = 0; row < p->ncallers; row++) {
+		const rt_size *want = p->callers + (rt_size)row * depth;
+
+		for (k = 0; k < depth; k++)
+			if (READ_ONCE(rt_script.statics[want[k]].addr) != frames[k])
+				break;
+		if (k == depth)
+			return true;
+	}
+	return false;
 }

@@ -611,12 +611,28 @@ void rt_print_ubacktrace_fileline(struct rt_context *c)
 	rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
 }
 
+void rt_print_ubacktrace_brief(struct rt_context *c)
+{
+	char tok[RT_US_TOKEN_LEN + 1];
+
+	rt_us_token(tok, RT_US_NAMES, rt_us_sample(c), 0, 0);
+	rt_out_write_whole(rt_cpu_of(c), tok, RT_US_TOKEN_LEN);
+}
+
 /* usymfileline(addr), usymfile(addr): an address of the current process,
  * named by staprun from the process's files. */
 void rt_usymfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
 	if (size > RT_US_TOKEN_LEN)
 		rt_us_token(buf, RT_US_FILELINE, rt_us_sample_of(c, true, (unsigned long)addr), 0, 0);
+	else
+		buf[0] = 0;
+}
+
+void rt_usymline(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	if (size > RT_US_TOKEN_LEN)
+		rt_us_token(buf, RT_US_LINE, rt_us_sample_of(c, true, (unsigned long)addr), 0, 0);
 	else
 		buf[0] = 0;
 }
@@ -779,7 +795,7 @@ static bool rt_us_token_kind(char kind)
 {
 	return kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
 	       kind == RT_US_FOLDED || kind == RT_US_FILELINES || kind == RT_US_FILELINE ||
-	       kind == RT_US_FILE;
+	       kind == RT_US_FILE || kind == RT_US_LINE || kind == RT_US_NAMES;
 }
 
 int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap)

@@ -449,12 +449,14 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 		last = st->n;
 	if (last - first > us->maxframes)
 		last = first + us->maxframes;
-	if (kind == RT_US_FILELINE || kind == RT_US_FILE) {
+	if (kind == RT_US_FILELINE || kind == RT_US_FILE || kind == RT_US_LINE) {
 		const struct sr_name *nm = st->n && st->frames[0].nnames ? &st->frames[0].names[0] : NULL;
 		uint64_t pc = sm->pcs ? sm->pcs[0] : st->frames[0].pc;
 
 		if (nm && nm->src && kind == RT_US_FILE)
 			sr_put(t, "%s", nm->src);
+		else if (nm && nm->src && kind == RT_US_LINE)
+			sr_put(t, "%d", nm->line);
 		else if (nm && nm->src)
 			sr_put(t, "%s:%d", nm->src, nm->line);
 		else
@@ -490,9 +492,9 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 		for (int k = 0; k < f->nnames; k++) {
 			const struct sr_name *nm = &f->names[k];
 
-			if (kind == RT_US_BRIEF) {
+			if (kind == RT_US_BRIEF || kind == RT_US_NAMES) {
 				sr_name_brief(t, nm, pc);
-				if (nm->module)
+				if (nm->module && kind == RT_US_BRIEF)
 					sr_put(t, " [%s]", nm->module);
 				sr_put(t, "%s\n", nm->inlined ? " (inlined)" : "");
 				continue;

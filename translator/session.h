@@ -179,6 +179,11 @@ struct probe {
 	uint64_t file_offset, sem_offset;
 	long long procfs_umask, procfs_maxsize; /* PK_PROCFS_*: .umask(N), .maxsize(N) (0: none) */
 	long long nf_hook, nf_pf, nf_priority;  /* PK_NETFILTER */
+	/* .callee, .callees: a call counts only when it came through one of
+	 * these chains of call sites (struct ptrvec * of struct tstatic *:
+	 * return addresses, the innermost first), each callers_depth long. */
+	struct ptrvec callers;
+	int callers_depth;
 };
 
 struct program {

@@ -17,6 +17,8 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
 
 #include "features.h"
 
@@ -67,6 +69,31 @@ static inline void rt_module_rodata(struct module *m, const char **base, size_t 
 #else
 	*base = (const char *)m->core_layout.base + m->core_layout.text_size;
 	*size = m->core_layout.ro_size - m->core_layout.text_size;
+#endif
+}
+
+/* Another task's kernel stack into store (at most size entries); -1
+ * where the kernel does not export its walker (probe:
+ * stack_trace_save_tsk.c). */
+static inline unsigned int rt_stack_trace_save_tsk(struct task_struct *t, unsigned long *store,
+						   unsigned int size)
+{
+#ifdef RT_HAVE_STACK_TRACE_SAVE_TSK
+	return stack_trace_save_tsk(t, store, size, 0);
+#else
+	return (unsigned int)-1;
+#endif
+}
+
+/* The bytes of module m's code, and of its data (read-only included). */
+static inline void rt_module_sizes(struct module *m, size_t *text, size_t *data)
+{
+#ifdef RT_HAVE_MODULE_MEM
+	*text = m->mem[MOD_TEXT].size;
+	*data = m->mem[MOD_DATA].size + m->mem[MOD_RODATA].size + m->mem[MOD_RO_AFTER_INIT].size;
+#else
+	*text = m->core_layout.text_size;
+	*data = m->core_layout.size - m->core_layout.text_size;
 #endif
 }
 

@@ -26,6 +26,8 @@ static notrace int rt_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct rt_placed *pl = container_of(kp, struct rt_placed, kp);
 
+	if (pl->p->ncallers && !rt_called_through(pl->p, regs))
+		return 0;
 	rt_run_probe(pl->p, regs);
 	return 0;
 }
@@ -53,6 +55,10 @@ static notrace int rt_kretprobe_entry(struct kretprobe_instance *ri, struct pt_r
 	if (!krp)
 		return 1;
 	p = container_of(krp, struct rt_placed, krp)->p;
+	if (p->ncallers && !rt_called_through(p, regs))
+		return 1;
+	if (!p->entry)
+		return 0;
 	if (p->entry_regs && regs) {
 		p->entry_regs(regs, (char *)ri->data);
 		return 0;
@@ -154,7 +160,7 @@ int rt_kretprobe_place(struct rt_placed *pl)
 	if (rc)
 		return rc;
 	pl->krp.handler = rt_kretprobe_ret;
-	if (p->entry) {
+	if (p->entry || p->ncallers) {
 		pl->krp.entry_handler = rt_kretprobe_entry;
 		pl->krp.data_size = p->entry_size;
 	}

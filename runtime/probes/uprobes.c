@@ -66,7 +66,8 @@ static void rt_uobjects_stop(void)
  * mode (user): from inside the kernel, this CPU may be in the middle of
  * a rename, and d_path would wait for it forever. */
 static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size, bool user,
-			    const struct rt_uobject **obj, const struct rt_usym **sym, rt_size *off)
+			    const struct rt_uobject **obj, const struct rt_usym **sym, rt_size *off,
+			    unsigned long *base)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
@@ -81,6 +82,10 @@ static void rt_uaddr_lookup(unsigned long addr, char *path, rt_size size, bool u
 	if (!vma || addr < vma->vm_start || !vma->vm_file)
 		goto out;
 	fileoff = addr - vma->vm_start + ((rt_size)vma->vm_pgoff << PAGE_SHIFT);
+	/* Where the file's first byte would be: its mappings keep their
+	 * distances from it. */
+	if (base)
+		*base = vma->vm_start - ((unsigned long)vma->vm_pgoff << PAGE_SHIFT);
 	for (i = 0; i < rt_script.nuobjects && !*obj; i++)
 		if (READ_ONCE(rt_script.uobjects[i].inode) == file_inode(vma->vm_file))
 			*obj = &rt_script.uobjects[i];
@@ -168,7 +173,7 @@ static void rt_uaddr_text(struct rt_context *c, char *buf, rt_size size, unsigne
 	const struct rt_usym *sym;
 	rt_size off;
 
-	rt_uaddr_lookup(addr, buf, size, c->regs && user_mode(c->regs), &obj, &sym, &off);
+	rt_uaddr_lookup(addr, buf, size, c->regs && user_mode(c->regs), &obj, &sym, &off, NULL);
 	if (what == RT_UMODNAME)
 		return;
 	if (!sym)
@@ -193,6 +198,43 @@ void rt_usymdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 void rt_umodname(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 {
 	rt_uaddr_text(c, buf, size, (unsigned long)addr, RT_UMODNAME);
+}
+
+/* umodaddr(addr): addr as an offset from where its file is mapped in the
+ * current process (the file's first byte; one of the script's files or
+ * any other). */
+rt_long rt_umodaddr(struct rt_context *c, rt_long addr, const char *what, const char *loc)
+{
+	const struct rt_uobject *obj;
+	const struct rt_usym *sym;
+	unsigned long base = 0;
+	char path[8];
+	rt_size off;
+
+	rt_uaddr_lookup((unsigned long)addr, path, sizeof(path), false, &obj, &sym, &off, &base);
+	if (!base) {
+		rt_failf(c, loc, NULL, "%s: no file is mapped at 0x%llx in process %d (or its memory map was being changed)",
+			 what, (unsigned long long)addr, task_tgid_nr(current));
+		return 0;
+	}
+	return addr - (rt_long)base;
+}
+
+/* umodbuildid(addr): the build-id of the script's file mapped at addr. */
+void rt_umodbuildid(struct rt_context *c, char *buf, rt_size size, rt_long addr,
+		    const char *what, const char *loc)
+{
+	const struct rt_uobject *obj;
+	const struct rt_usym *sym;
+	rt_size off;
+
+	rt_uaddr_lookup((unsigned long)addr, buf, size, false, &obj, &sym, &off, NULL);
+	buf[0] = 0;
+	if (obj && obj->build_id)
+		strscpy(buf, obj->build_id, size);
+	else
+		rt_failf(c, loc, NULL, "%s: 0x%llx is in none of the files the script probes, or in one without a build-id",
+			 what, (unsigned long long)addr);
 }
 
 #if RT_UPROBES

@@ -177,11 +177,11 @@ static char *memory_read(struct cg *g, struct node *n, const char *fn, int size,
 /* What sema/builtins.h's code column says of each built-in. */
 enum shape {
 	OWN_CODE, VALUE_CALL, STRING_CALL, DO_CALL, KERNEL_READ, USER_READ, ARG_READ, KERNEL_WRITE,
-	USER_WRITE, CHECKED_CALL, CHECKED_DO
+	USER_WRITE, CHECKED_CALL, CHECKED_DO, CHECKED_STRING
 };
 struct code {
 	enum shape shape;
-	const char *fn; /* VALUE, STRING, DO, CHECK, CHECK_DO */
+	const char *fn; /* VALUE, STRING, DO, CHECK, CHECK_DO, CHECK_STRING */
 	int size;       /* KREAD, UREAD, ARG, KWRITE, UWRITE */
 	bool is_signed;
 };
@@ -198,6 +198,7 @@ static const struct code codes[] = {
 #define UWRITE(size) { USER_WRITE, NULL, size, false }
 #define CHECK(fn) { CHECKED_CALL, #fn, 0, false }
 #define CHECK_DO(fn) { CHECKED_DO, #fn, 0, false }
+#define CHECK_STRING(fn) { CHECKED_STRING, #fn, 0, false }
 #define X(id, name, sig, ctx, code, doc) [id] = code,
 	BUILTINS(X)
 #undef X
@@ -212,6 +213,7 @@ static const struct code codes[] = {
 #undef UWRITE
 #undef CHECK
 #undef CHECK_DO
+#undef CHECK_STRING
 };
 
 bool arg_builtin(const struct builtin *b, int *size, bool *is_signed)
@@ -247,6 +249,10 @@ static char *checked_call(struct cg *g, struct node *n, const struct code *k)
 		if (k->shape == CHECKED_CALL) {
 			res = new_long_temp(g);
 			emit(g, "%s = %s(c, %s%s, %s);", res, k->fn, args.s ? args.s : "", what, loc);
+		} else if (k->shape == CHECKED_STRING) {
+			res = new_string_temp(g);
+			emit(g, "%s(c, %s, %lld, %s%s, %s);", k->fn, res, g->maxstr, args.s ? args.s : "",
+			     what, loc);
 		} else {
 			emit(g, "%s(c, %s%s, %s);", k->fn, args.s ? args.s : "", what, loc);
 		}
@@ -303,6 +309,7 @@ char *cg_builtin(struct cg *g, struct node *n)
 	case USER_WRITE:
 	case CHECKED_CALL:
 	case CHECKED_DO:
+	case CHECKED_STRING:
 		return checked_call(g, n, k);
 	case OWN_CODE:
 		break;

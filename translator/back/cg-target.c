@@ -61,6 +61,17 @@ static bool same_static(const struct tstatic *a, const struct tstatic *b)
 	       (!a->symbol || !strcmp(a->symbol, b->symbol));
 }
 
+size_t cg_static_index(struct cg *g, struct tstatic *st)
+{
+	/* One entry per object, however many expressions name it. */
+	size_t k = 0;
+	while (k < g->statics.n && !same_static(g->statics.v[k], st))
+		k++;
+	if (k == g->statics.n)
+		pv_push(&g->statics, st);
+	return k;
+}
+
 /* The location program's result in a new temporary. */
 static char *cg_ops(struct reader *r, const struct tloc *l)
 {
@@ -99,12 +110,7 @@ static char *cg_ops(struct reader *r, const struct tloc *l)
 			}
 			break;
 		case LO_STATIC: {
-			/* One entry per object, however many expressions name it. */
-			size_t k = 0;
-			while (k < g->statics.n && !same_static(g->statics.v[k], l->stat))
-				k++;
-			if (k == g->statics.n)
-				pv_push(&g->statics, l->stat);
+			size_t k = cg_static_index(g, l->stat);
 			stack[sp] = new_long_temp(g);
 			emit(g, "%s = (rt_long)rt_static_addr(c, %zu, %s, %s);", stack[sp], k, r->what,
 			     r->loc);

@@ -44,6 +44,10 @@ struct cg {
 	struct ptrvec statics;   /* the static objects target reads use (struct tstatic) */
 };
 
+/* cg-target.c: the index of static object st in the module's table
+ * (rt_statics), added when new. */
+size_t cg_static_index(struct cg *g, struct tstatic *st);
+
 /* cg-stmt.c */
 void emit(struct cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "file:line:col" of a node, as a C string literal (malloced). */

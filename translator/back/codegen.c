@@ -395,11 +395,11 @@ static void find_ustack_user(struct node *n, void *mode)
 		return;
 	if (n->kind == N_CALL && n->builtin) {
 		switch (n->builtin->id) {
-		case B_PRINT_UBACKTRACE: case B_PRINT_UBACKTRACE_FILELINE:
+		case B_PRINT_UBACKTRACE: case B_PRINT_UBACKTRACE_FILELINE: case B_PRINT_UBACKTRACE_BRIEF:
 			*m = *m > 1 ? *m : 1;
 			break;
 		case B_UBACKTRACE: case B_UCALLERS: case B_SPRINT_UBACKTRACE:
-		case B_USYMFILELINE: case B_USYMFILE:
+		case B_USYMFILELINE: case B_USYMFILE: case B_USYMLINE:
 			*m = 2;
 			break;
 		default:
@@ -658,9 +658,11 @@ static void cg_user_objects(struct session *s, struct strbuf *file)
 	for (size_t i = 0; i < objs->n; i++) {
 		const struct user_elf *u = objs->v[i];
 		char *path = c_string(u->path, strlen(u->path));
-		sb_printf(file, "\t{ .path = %s, .syms = rt_uo%zu_syms, .nsyms = %zu, .names = rt_uo%zu_names },\n",
-			  path, i, emitted[i], i);
+		char *id = u->build_id ? c_string(u->build_id, strlen(u->build_id)) : xstrdup("0");
+		sb_printf(file, "\t{ .path = %s, .syms = rt_uo%zu_syms, .nsyms = %zu, .names = rt_uo%zu_names, .build_id = %s },\n",
+			  path, i, emitted[i], i, id);
 		free(path);
+		free(id);
 	}
 	sb_printf(file, "%s};\n\n", objs->n ? "" : "\t{ 0 }\n");
 	free(emitted);
@@ -1033,6 +1035,25 @@ static void cg_frame_unions(const struct program *prog, struct strbuf *file, con
 }
 
 /* The probe table: an entry per probe, naming its handler. */
+/* A .callee probe's call-site chains: rows of static objects' indices. */
+static void cg_callers(struct cg *g, struct strbuf *file)
+{
+	const struct program *prog = &g->s->prog;
+	for (size_t i = 0; i < prog->probes.n; i++) {
+		const struct probe *p = prog->probes.v[i];
+		if (!p->callers.n)
+			continue;
+		sb_printf(file, "static const rt_size rt_callers_%zu[] = {", i);
+		for (size_t r = 0; r < p->callers.n; r++) {
+			const struct ptrvec *chain = p->callers.v[r];
+			sb_puts(file, r % 4 ? " " : "\n\t");
+			for (size_t k = 0; k < chain->n; k++)
+				sb_printf(file, "%zu, ", cg_static_index(g, chain->v[k]));
+		}
+		sb_puts(file, "\n};\n");
+	}
+}
+
 static void cg_probe_table(const struct program *prog, struct strbuf *file, const int *shared,
 			   const bool *entry_registers)
 {
@@ -1092,6 +1113,11 @@ static void cg_probe_table(const struct program *prog, struct strbuf *file, cons
 		field(&f, ".entry_regs = %s", entry_regs);
 		field(&f, ".entry_size = %zu", h->entry_size);
 		field(&f, ".maxactive = %lld", p->maxactive);
+		if (p->callers.n) {
+			field(&f, ".callers = rt_callers_%zu", i);
+			field(&f, ".ncallers = %zu", p->callers.n);
+			field(&f, ".callers_depth = %d", p->callers_depth);
+		}
 		field(&f, ".nargs = %zu",
 		      p->kind == PK_TRACEPOINT && p->site ? p->site->nvars : (size_t)0);
 		field(&f, ".file_offset = 0x%llx", (unsigned long long)p->file_offset);
@@ -1248,6 +1274,7 @@ char *cg_translate(struct session *s)
 	/* The rest is unit 0's. */
 	sb_puts(&file, "#if RT_PART == 0\n");
 	cg_frame_unions(prog, &file, shared);
+	cg_callers(&g, &file);
 	cg_probe_table(prog, &file, shared, entry_registers);
 	free(entry_registers);
 	free(shared);

@@ -302,6 +302,37 @@ static void show_tail(const char *output, int lines)
 	fprintf(stderr, "%s\n", p);
 }
 
+/*
+ * A probe that uses a kernel function needs it exported to modules too
+ * (stack_trace_save_tsk is on 6.12, not on 6.1), which compiling cannot
+ * tell: its "needs export: NAME" lines name those Module.symvers must list.
+ */
+static bool exports_present(const char *source, const char *kbuild_dir)
+{
+	char *text = read_file(source, NULL);
+	if (!text)
+		return false;
+	char *symvers_path = path_join(kbuild_dir, "Module.symvers");
+	char *symvers = NULL;
+	bool ok = true;
+	for (const char *p = strstr(text, "needs export: "); p && ok;
+	     p = strstr(p + 1, "needs export: ")) {
+		char name[128], want[160];
+		if (sscanf(p + strlen("needs export: "), "%127[A-Za-z0-9_]", name) != 1)
+			continue;
+		if (!symvers && !(symvers = read_file(symvers_path, NULL))) {
+			ok = false;
+			break;
+		}
+		snprintf(want, sizeof want, "\t%s\t", name);
+		ok = strstr(symvers, want) != NULL;
+	}
+	free(symvers);
+	free(symvers_path);
+	free(text);
+	return ok;
+}
+
 /* Step 2: which feature probes compile. */
 static bool probe_features(struct session *s, const char *dir, const struct ptrvec *files,
 			   const char *kbuild_dir)
@@ -338,8 +369,10 @@ static bool probe_features(struct session *s, const char *dir, const struct ptrv
 	bool ok = true;
 	for (size_t i = 0; i < names.n; i++) {
 		char *obj = xasprintf("%s/%s.o", fdir, (char *)names.v[i]);
-		bool have = file_exists(obj);
+		char *src = xasprintf("%s/%s.c", fdir, (char *)names.v[i]);
+		bool have = file_exists(obj) && exports_present(src, kbuild_dir);
 		free(obj);
+		free(src);
 		if (!strcmp(names.v[i], "control")) {
 			if (!have) {
 				fprintf(stderr, "stap: the kernel build tree %s cannot compile even an "

@@ -44,18 +44,18 @@ static bool copy_of_matching(struct inline_walk *iw, Dwarf_Die *die)
 	return lo < iw->norigins && iw->origins[lo] == off;
 }
 
-static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, const char *name,
-			    Dwarf_Addr pc)
+struct probe_site *inline_site(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *die,
+			       const char *name, Dwarf_Addr pc, const char *file_pattern, bool *left_out)
 {
-	struct dw_obj *o = w->o;
 	uint64_t a = 0;
 	const char *secname = o->is_kernel || o->is_user ? ".text" : dwarf_to_section(o, pc, &a);
 	struct probe_site *s = xcalloc(1, sizeof *s);
+	*left_out = false;
 	if (!secname || !strncmp(secname, ".init", 5) ||
 	    (!o->is_kernel && !o->is_user && !anchor_for(o, name, secname, a, s))) {
-		(*w->left_out)++;
+		*left_out = true;
 		free(s);
-		return;
+		return NULL;
 	}
 	Dwarf_Attribute fa;
 	Dwarf_Die origin;
@@ -65,9 +65,9 @@ static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, con
 		file = dwarf_decl_file(&origin);
 		dwarf_decl_line(&origin, &line);
 	}
-	if (w->q->file && !file_matches(w->q->file, file)) {
+	if (file_pattern && !file_matches(file_pattern, file)) {
 		free(s);
-		return;
+		return NULL;
 	}
 	site_from(s, o, name, file, line);
 	s->is_inline = true;
@@ -82,6 +82,18 @@ static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, con
 		s->is_user = true;
 		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, pc);
 	}
+	return s;
+}
+
+static void add_inline_site(struct walk *w, Dwarf_Die *func, Dwarf_Die *die, const char *name,
+			    Dwarf_Addr pc)
+{
+	bool left_out;
+	struct probe_site *s = inline_site(w->o, func, die, name, pc, w->q->file, &left_out);
+	if (left_out)
+		(*w->left_out)++;
+	if (!s)
+		return;
 	pv_push(w->sites, s);
 	w->found++;
 }

@@ -245,5 +245,10 @@ const char *unit_file(Dwarf_Die *cu);
 /* dw-inlines.c */
 /* Frees an object's index of its units' abstract instances (NULL: nothing). */
 void inline_index_free(struct inline_index *ix);
+/* dw-inlines.c: a site at the inlined copy die (of name, beginning at pc)
+ * inside func; NULL when its file does not match file_pattern (NULL:
+ * any) or it cannot be placed (*left_out: init text, no anchor). */
+struct probe_site *inline_site(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *die,
+			       const char *name, Dwarf_Addr pc, const char *file_pattern, bool *left_out);
 
 #endif

@@ -210,6 +210,9 @@ static bool is_the_line(int lineno, void *ctx)
 	return lineno >= q->line && lineno <= (q->line_last ? q->line_last : q->line);
 }
 
+static struct probe_site *statement_site(struct dw_obj *o, Dwarf_Die *func, const char *name,
+					 const char *file, int line, Dwarf_Addr pc);
+
 /* A line may be split into several blocks of code: the probe goes at the
  * first address of each function's first block of it (a range: of each
  * line). */
@@ -223,36 +226,87 @@ static void add_statement_site(struct stmt_line *l, void *ctx)
 		if ((uintptr_t)w->done.v[k] == done)
 			return;
 	pv_push(&w->done, (void *)done);
+	struct probe_site *s = statement_site(o, &l->func, l->name, l->file, l->lineno, l->pc);
+	if (!s) {
+		(*w->left_out)++;
+		return;
+	}
+	pv_push(w->sites, s);
+	w->found++;
+}
+
+/* A site at pc inside function func (named name), or NULL when it cannot
+ * be placed (before the entry, in init text, no anchor). */
+static struct probe_site *statement_site(struct dw_obj *o, Dwarf_Die *func, const char *name,
+					 const char *file, int line, Dwarf_Addr pc)
+{
 	struct probe_site *s = xcalloc(1, sizeof *s);
 	Dwarf_Addr entry;
 	if (o->is_kernel) {
 		/* The function by name plus the offset, or _text + offset. */
-		if (!function_entry(&l->func, &entry) || l->pc < entry) {
-			(*w->left_out)++;
+		if (!function_entry(func, &entry) || pc < entry) {
 			free(s);
-			return;
+			return NULL;
 		}
-		s->anchor = xstrdup(l->name);
-		s->anchor_offset = (int64_t)(l->pc - entry);
-		s->text_offset = l->pc + o->bias - o->text_addr;
+		s->anchor = xstrdup(name);
+		s->anchor_offset = (int64_t)(pc - entry);
+		s->text_offset = pc + o->bias - o->text_addr;
 	} else if (o->is_user) {
 		s->is_user = true;
-		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, l->pc);
+		s->user_vaddr = s->user_entry_vaddr = user_vaddr(o, pc);
 	} else {
 		uint64_t a;
-		const char *secname = dwarf_to_section(o, l->pc, &a);
-		if (!secname || !strncmp(secname, ".init", 5) || !anchor_for(o, l->name, secname, a, s)) {
-			(*w->left_out)++;
+		const char *secname = dwarf_to_section(o, pc, &a);
+		if (!secname || !strncmp(secname, ".init", 5) || !anchor_for(o, name, secname, a, s)) {
 			free(s);
-			return;
+			return NULL;
 		}
 	}
-	site_from(s, o, l->name, l->file, l->lineno);
+	site_from(s, o, name, file, line);
 	s->is_statement = true;
-	s->src_key = key;
-	s->src_pc = l->pc;
-	pv_push(w->sites, s);
-	w->found++;
+	s->src_key = dwarf_dieoffset(func);
+	s->src_pc = pc;
+	return s;
+}
+
+static void each_label(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *parent, const char *pattern,
+		       const struct probe_site *in, struct ptrvec *sites, int depth)
+{
+	Dwarf_Die die;
+	if (depth > 64 || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&die);
+		if (tag == DW_TAG_lexical_block) {
+			each_label(o, func, &die, pattern, in, sites, depth + 1);
+			continue;
+		}
+		Dwarf_Addr pc;
+		const char *name = dwarf_diename(&die);
+		if (tag != DW_TAG_label || !name || fnmatch(pattern, name, 0) ||
+		    dwarf_lowpc(&die, &pc) != 0)
+			continue;
+		int line = 0;
+		dwarf_decl_line(&die, &line);
+		struct probe_site *s = statement_site(o, func, in->function, in->decl_file, line, pc);
+		if (!s)
+			continue;
+		s->label = xstrdup(name);
+		pv_push(sites, s);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+int dw_labels(const struct probe_site *func, const char *pattern, struct ptrvec *sites)
+{
+	struct dw_obj *o = func->src_ctx;
+	Dwarf_Die die;
+	if (!o || func->load_vars != load_vars || func->is_inline || !revive(o) || !load_dwarf(o) ||
+	    !dwarf_offdie(o->dbg, func->src_key, &die))
+		return -1;
+	size_t before = sites->n;
+	each_label(o, &die, &die, pattern, func, sites, 0);
+	o->kept |= sites->n > before;
+	return (int)(sites->n - before);
 }
 
 int dw_statements(struct dw *d, const char *module, const char *module_file,

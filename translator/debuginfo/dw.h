@@ -72,6 +72,25 @@ struct tvar *dw_global(struct dw *d, const char *module, const char *name, const
  * each copy's first address. */
 int dw_inlines(struct dw *d, const char *module, const char *module_file,
 	       const struct dw_query *q, struct ptrvec *sites, size_t *left_out, char **why);
+/* A call a function makes to a function the compiler knew (DWARF's call
+ * sites; calls through pointers are not there). */
+struct dw_call {
+	char *callee;        /* the function called */
+	char *callee_file;   /* where it is declared; NULL: unknown */
+	struct tstatic *ret; /* a call: its return address, what the callee finds on its stack */
+	bool tail;           /* a jump: the callee returns to the caller's caller */
+	struct probe_site *inlined; /* a copy inlined into the caller instead: where it begins */
+};
+/* The calls made by the function or inlined copy of the DWARF site caller
+ * (copies inlined into it among them, not what those call), appended to
+ * calls (struct dw_call *); how many, or -1 with *why. */
+int dw_call_sites(const struct probe_site *caller, struct ptrvec *calls, char **why);
+/* Frees the call but not its ret, which the caller keeps or drops. */
+void dw_call_free(struct dw_call *call);
+/* The labels matching pattern in the function (not an inlined copy) of
+ * the DWARF site func: a statement site at each, label set. How many, or
+ * -1 when func's DWARF cannot be read again. */
+int dw_labels(const struct probe_site *func, const char *pattern, struct ptrvec *sites);
 /* Every function name of module, for "did you mean". */
 void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *name, void *ctx),
 		      void *ctx);

@@ -158,6 +158,7 @@ struct probe_site {
 	int decl_line;
 	bool is_statement;   /* a statement probe: inside the function, not at its entry */
 	bool is_inline;      /* an inlined copy of the function, inside another */
+	char *label;         /* a statement at this label of the function (.label("L")) */
 	char *anchor;        /* symbol to place the probe by */
 	int64_t anchor_offset; /* negative: before the anchor */
 	uint64_t text_offset;  /* the kernel's: from _text */

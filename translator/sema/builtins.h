@@ -48,6 +48,7 @@
 	X(B_SPRINTF, "sprintf", "s:s.", false, OWN, "The arguments as printf() would print them.") \
 	/* control */ \
 	X(B_EXIT, "exit", "v:", false, DO(rt_exit), "Stop the script once this probe hit ends: the end probes run.") \
+	X(B_ABORT, "abort", "v:", false, CHECK_DO(rt_abort), "Stop the script at once: this probe hit ends here (no catch takes it) and the end probes do not run.") \
 	X(B_ERROR, "error", "v:s", false, OWN, "End the script with this message: the error probes run.") \
 	X(B_WARN, "warn", "v:s", false, OWN, "Print this warning on stderr; the script goes on.") \
 	X(B_ADDR_TO_NODE, "addr_to_node", "l:l", true, OWN, "The NUMA node of the memory at a kernel address (of the direct map: kmalloc, page addresses); an error for others.") \
@@ -85,6 +86,11 @@
 	X(B_ADDR, "addr", "l:", true, VALUE(rt_addr), "Where the hit is: a kernel function probe's address, or the instruction timer.profile or perf interrupted.") \
 	X(B_USER_MODE, "user_mode", "l:", true, VALUE(rt_user_mode), "Whether timer.profile or perf interrupted user space (else the kernel).") \
 	X(B_UADDR, "uaddr", "l:", true, VALUE(rt_uaddr), "The user-space address the current process would return to (its saved instruction pointer), 0 in a kernel thread.") \
+	X(B_GET_LOADAVG_INDEX, "get_loadavg_index", "l:l", false, CHECK(rt_get_loadavg_index), "The whole part of the 1-, 5- or 15-minute load average (index 0, 1 or 2).") \
+	X(B_SPRINT_LOADAVG, "sprint_loadavg", "s:", false, STRING(rt_sprint_loadavg), "The three load averages as /proc/loadavg shows them, \"0.42 0.30 0.12\\n\".") \
+	X(B_MODULE_SIZE, "module_size", "s:", false, STRING(rt_module_size), "The script's module sizes as SystemTap words them: \"Ndata/Ntext/Nctx/Nnet/Nalloc kb\" (its data, its code, the per-CPU state, 0, all the kernel memory it took).") \
+	X(B_PRINT_REGS, "print_regs", "v:", true, DO(rt_print_regs), "Print the probed code's registers (RIP, RSP, EFLAGS and the general ones).") \
+	X(B_FTRACE, "ftrace", "v:s", false, DO(rt_ftrace), "Write a message into the kernel's trace buffer (/sys/kernel/tracing/trace).") \
 	X(B_GET_CYCLES, "get_cycles", "l:", false, VALUE(rt_get_cycles), "The CPU's cycle counter (its time-stamp counter on x86-64).") \
 	X(B_PID2TASK, "pid2task", "l:l", false, VALUE(rt_pid2task), "The struct task_struct of process PID (0 if there is none), for the task_*() functions.") \
 	X(B_ERRNO_STR, "errno_str", "s:l", false, STRING(rt_errno_str), "The name of an error code, \"ENOENT\" for -2 or 2 (\"\" if none).") \
@@ -95,8 +101,11 @@
 	X(B_SYMDATA, "symdata", "s:l", false, STRING(rt_symdata), "The symbol at an address with offset, size and module: \"vfs_read+0x10/0x1a0 [kernel]\".") \
 	X(B_USYMNAME, "usymname", "s:l", true, STRING(rt_usymname), "The name of the function or object at a user-space address of the current process, in a file the script probes (else the address in hex).") \
 	X(B_USYMDATA, "usymdata", "s:l", true, STRING(rt_usymdata), "The user-space symbol at an address with offset, size and file: \"main+0x10/0x80 [/usr/bin/prog]\".") \
+	X(B_UMODADDR, "umodaddr", "l:l", true, CHECK(rt_umodaddr), "A user-space address of the current process as an offset into the file mapped there (from where the file's first byte is mapped).") \
+	X(B_UMODBUILDID, "umodbuildid", "s:l", true, CHECK_STRING(rt_umodbuildid), "The build-id (hex) of the file the script probes that is mapped at a user-space address of the current process.") \
 	X(B_UMODNAME, "umodname", "s:l", true, STRING(rt_umodname), "The file (program or library) mapped at a user-space address of the current process (\"\" if none).") \
 	X(B_BACKTRACE, "backtrace", "s:", true, STRING(rt_backtrace), "The kernel call chain of the hit, innermost first, as hex addresses.") \
+	X(B_TASK_BACKTRACE, "task_backtrace", "s:l", false, CHECK_STRING(rt_task_backtrace), "Another task's kernel call chain (a task_struct pointer, as pid2task() gives), innermost first, as hex addresses; an error when it is no live task.") \
 	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, DO(rt_print_backtrace), "Print the kernel call chain of the hit, one symbolized line per frame.") \
 	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, STRING(rt_sprint_backtrace), "The kernel call chain as print_backtrace() prints it.") \
 	X(B_PRINT_STACK, "print_stack", "v:s", false, DO(rt_print_stack), "Print a backtrace() string, one symbolized line per address.") \
@@ -105,7 +114,9 @@
 	X(B_PRINT_UBACKTRACE, "print_ubacktrace", "v:", true, DO(rt_print_ubacktrace), "Print the current task's user stack, one symbolized line per frame (inline frames too).") \
 	X(B_SPRINT_UBACKTRACE, "sprint_ubacktrace", "s:", true, STRING(rt_sprint_ubacktrace), "The current task's user stack as \"sym+off [file]\" lines (a token staprun expands where it is printed).") \
 	X(B_PRINT_UBACKTRACE_FILELINE, "print_ubacktrace_fileline", "v:", true, DO(rt_print_ubacktrace_fileline), "Print the current task's user stack as print_ubacktrace() does, with each frame's source file and line.") \
+	X(B_PRINT_UBACKTRACE_BRIEF, "print_ubacktrace_brief", "v:", true, DO(rt_print_ubacktrace_brief), "Print the current task's user stack as \"sym+off\" lines, one per frame (a frame without a symbol as its address).") \
 	X(B_USYMFILELINE, "usymfileline", "s:l", true, STRING(rt_usymfileline), "The source file and line (\"file:line\") of a user-space address of the current process, else the address in hex; named by staprun.") \
+	X(B_USYMLINE, "usymline", "s:l", true, STRING(rt_usymline), "The source line number of a user-space address of the current process, else the address in hex; named by staprun.") \
 	X(B_USYMFILE, "usymfile", "s:l", true, STRING(rt_usymfile), "The source file of a user-space address of the current process, else the address in hex; named by staprun.") \
 	X(B_PRINT_USTACK, "print_ustack", "v:s", false, DO(rt_print_ustack), "Print a ubacktrace() string, one symbolized line per frame.") \
 	X(B_SPRINT_USTACK, "sprint_ustack", "s:s", false, STRING(rt_sprint_ustack), "A ubacktrace() string as sprint_ubacktrace() gives it.") \

@@ -37,13 +37,13 @@ bool sema_uses_targets(struct node *n)
 }
 
 /* The built-ins that read the hit's registers: the positional ones,
- * int_arg() to returnval() in builtins.h, and the call chains, which start
- * from them. */
+ * int_arg() to returnval() in builtins.h, print_regs(), and the call
+ * chains, which start from them. */
 static void find_register_read(struct node *n, void *found)
 {
 	const struct builtin *b = n->kind == N_CALL && n->name ? builtin_find(n->name) : NULL;
 	if (b && ((b->id >= B_INT_ARG && b->id <= B_RETURNVAL) || b->id == B_BACKTRACE ||
-		  b->id == B_PRINT_BACKTRACE || b->id == B_SPRINT_BACKTRACE))
+		  b->id == B_PRINT_BACKTRACE || b->id == B_SPRINT_BACKTRACE || b->id == B_PRINT_REGS))
 		*(bool *)found = true;
 	ast_for_children(n, find_register_read, found);
 }

@@ -48,5 +48,6 @@ int tt_calls_inline(int v);
 long tt_args8(const char *s, struct tt_point *p, enum tt_color c, u64 big, bool flag,
 	      struct tt_pair pv, int a7, long a8);
 long tt_ptr_only(struct tt_point *p);
+int tt_labelled(int v);
 
 #endif

@@ -122,6 +122,25 @@ noinline long tt_ptr_only(struct tt_point *p)
 	return (long)p;
 }
 
+/* label N: tt_labelled(N) passes its label "big" when N >= 10, "out" always. */
+noinline int tt_labelled(int v)
+{
+	int r;
+
+	if (v >= 10)
+		goto big;
+	tapline_test_global += 1;
+	r = v * 2;
+	goto out;
+big:
+	tapline_test_global += 2;
+	r = v * 3;
+out:
+	barrier();
+	tapline_test_global += r;
+	return r;
+}
+
 static void tt_run(const char *cmd, long n)
 {
 	if (!strcmp(cmd, "move")) {
@@ -160,6 +179,8 @@ static void tt_run(const char *cmd, long n)
 	} else if (!strcmp(cmd, "guarded")) {
 		tt_calls_sub((int)n);
 		tt_sub_guarded((int)n);
+	} else if (!strcmp(cmd, "label")) {
+		tt_labelled((int)n);
 	} else if (!strcmp(cmd, "badptr")) {
 		tt_ptr_only((struct tt_point *)0x10);
 		tt_ptr_only(NULL);

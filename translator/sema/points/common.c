@@ -69,12 +69,15 @@ struct probe *add_site_probe(struct pp_ctx *c, enum probe_kind kind, struct prob
 	else if (site->is_plt)
 		sb_printf(&b, "plt(\"%s", site->function);
 	else
-		sb_printf(&b, "%s(\"%s", site->is_statement ? "statement" : "function", site->function);
+		sb_printf(&b, "%s(\"%s", site->is_statement && !site->label ? "statement" : "function",
+			  site->function);
 	if (site->decl_file)
 		sb_printf(&b, "@%s", site->decl_file);
 	if (site->decl_file && site->decl_line)
 		sb_printf(&b, ":%d", site->decl_line);
 	sb_printf(&b, "\")%s", ret ? ".return" : site->is_inline ? ".inline" : "");
+	if (site->label)
+		sb_printf(&b, ".label(\"%s\")", site->label);
 	p->pp_text = sb_detach(&b);
 	struct handler *h = c->pt->handler(c->pt->arg, false);
 	if (sema_uses_targets(h->body) && h->site)

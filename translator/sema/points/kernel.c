@@ -238,14 +238,14 @@ static void kernel_wildcard(struct pp_ctx *c, const char *pattern, enum probe_ki
  * the compiler made, "f.part.0", which DWARF calls f); a function entry
  * placed by name may go through ftrace.
  */
-static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site,
-			    bool wild)
+struct probe *kernel_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site,
+				bool wild)
 {
 	const struct kfunc *f = kernel_function(c->s->kernel, site->function);
 	/* A function that exists only inlined (context_switch, kmalloc) has
 	 * no symbol: its copies are checked by the functions that hold them. */
 	if (f ? refusal(c, f, wild) != NULL : !site->is_inline && !site->is_statement)
-		return false;
+		return NULL;
 	/* An inlined copy or a statement is inside some function, which the
 	 * kernel may refuse (__init code, freed after boot; noinstr, entry
 	 * and blacklisted code) whatever the inlined function is. */
@@ -260,14 +260,14 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 		if (c->s->verbose)
 			fprintf(stderr, "stap: %s@_text+0x%llx left out: it is inside %s itself\n",
 				site->function, (unsigned long long)site->text_offset, in->name);
-		return false;
+		return NULL;
 	}
 	if (in && in_why != KF_OK && in_why != KF_NOTRACE) {
 		if (c->s->verbose)
 			fprintf(stderr, "stap: %s@_text+0x%llx (in %s) left out: %s %s\n",
 				site->function, (unsigned long long)site->text_offset, in->name, in->name,
 				kfunc_why_text(in_why));
-		return false;
+		return NULL;
 	}
 	uint64_t entry = site->text_offset - (uint64_t)site->anchor_offset;
 	bool by_name = f && f->copies == 1 && (!f->offset || !site->text_offset || entry == f->offset);
@@ -279,7 +279,7 @@ static bool add_kernel_site(struct pp_ctx *c, enum probe_kind kind, struct probe
 	struct probe *p = add_site_probe(c, kind, site);
 	if (by_name && !site->is_statement)
 		set_entry_offset(c, p, f);
-	return true;
+	return p;
 }
 
 /*
@@ -345,7 +345,7 @@ static bool kernel_dwarf_point(struct pp_ctx *c, const char *spec, enum probe_ki
 	bool wild = strpbrk(func, "*?[") != NULL;
 	for (size_t i = 0; i < sites.n; i++) {
 		struct probe_site *site = sites.v[i];
-		if (!returns_nothing_for(c, kind, wild, site) && add_kernel_site(c, kind, site, wild))
+		if (!returns_nothing_for(c, kind, wild, site) && kernel_site_probe(c, kind, site, wild))
 			placed++;
 	}
 	char *what = xasprintf("'%s'", spec);
@@ -464,7 +464,7 @@ static void kernel_statement_point(struct pp_ctx *c)
 		diag_error(sc->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
 			   why ? why : "not found");
 	for (size_t i = 0; i < sites.n; i++)
-		placed += add_kernel_site(c, PK_KPROBE, sites.v[i], strpbrk(func, "*?[") != NULL);
+		placed += kernel_site_probe(c, PK_KPROBE, sites.v[i], strpbrk(func, "*?[") != NULL) != NULL;
 	if (!placed && !why && !c->pt->optional) {
 		diag_error(sc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,
 			   "no statement of a function matching '%s' begins at %s:%d in kernel %s", func,
@@ -473,6 +473,61 @@ static void kernel_statement_point(struct pp_ctx *c)
 	}
 	free(why);
 	pv_free(&sites);
+	free(func);
+	free(file);
+}
+
+/* kernel.function("F") followed by .callee("P"), .callees(N) or
+ * .label("L"): F's call sites or labels in the kernel's DWARF. */
+static void kernel_function_inside(struct pp_ctx *c)
+{
+	const struct comp *fn = &c->comps[1];
+	if (!fn->arg || fn->arg->kind != N_STR) {
+		diag_error(fn->arg ? fn->arg->loc : fn->loc, D_BAD_PROBE_ARG,
+			   "'function' takes a function name in quotes, e.g. function(\"vfs_read\")");
+		return;
+	}
+	bool is_label = comp_is(c, 2, "label");
+	sema_debuginfo(c->s);
+	if (!debugfind(c->s->debug_ix, "kernel") || c->s->force_btf || c->s->force_symtab) {
+		if (!c->pt->optional) {
+			diag_error(c->comps[2].loc, D_NO_DEBUGINFO,
+				   "'.%s' needs the kernel's DWARF: %s", c->comps[2].name,
+				   is_label ? "labels are known only from it"
+					    : "the calls a function makes are known only from its call "
+					      "sites there");
+			sema_kernel_dwarf_hint(c->s, is_label ? "'.label' probes" : "'.callee' probes");
+		}
+		return;
+	}
+	char *func, *file;
+	struct dw_query q = { 0 };
+	if (!split_function_spec(fn->arg->str, &func, &file, &q.line, &q.line_last) ||
+	    q.line_last) {
+		diag_error(fn->arg->loc, D_BAD_PROBE_ARG, "'%s' is not NAME, NAME@FILE or NAME@FILE:LINE",
+			   fn->arg->str);
+		free(func);
+		free(file);
+		return;
+	}
+	q.function = func;
+	q.file = file;
+	struct ptrvec callers = { 0 };
+	size_t left_out = 0;
+	char *why = NULL;
+	int r = dw_functions(sema_debuginfo(c->s), "kernel", NULL, &q, &callers, &left_out, &why);
+	struct loc at = c->comps[2].arg ? c->comps[2].arg->loc : c->comps[2].loc;
+	if (r < 0)
+		diag_error(fn->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
+			   why ? why : "not found");
+	else if (r == 0 && !c->pt->optional)
+		unknown_kernel_function(c->s->kernel, func, fn->arg->loc);
+	else if (r > 0 && is_label)
+		label_probes(c, &callers, kernel_site_probe);
+	else if (r > 0)
+		callee_probes(c, NULL, &callers, at, kernel_site_probe);
+	free(why);
+	pv_free(&callers);
 	free(func);
 	free(file);
 }
@@ -572,12 +627,20 @@ static const char *const kernel_usage[] = {
 	"kernel.function(\"name\")[.call|.return[.maxactive(N)]]",
 	"kprobe.function(\"name\")[.return]",
 	"kernel.statement(\"name@file:line\")",
+	"kernel.function(\"name\").callee(\"name\")[.call|.return]",
+	"kernel.function(\"name\").callees[(N)]",
+	"kernel.function(\"name\").label(\"name\")",
 	NULL,
 };
 static const char *const kernel_shapes[] = {
 	"kernel.function",
 	"kernel.function.return",
 	"kernel.function.call",
+	"kernel.function.callee",
+	"kernel.function.callee.call",
+	"kernel.function.callee.return",
+	"kernel.function.callees",
+	"kernel.function.label",
 	"kprobe.function",
 	"kprobe.function.return",
 	NULL,
@@ -591,7 +654,10 @@ static bool kernel_takes(const struct pp_ctx *c)
 
 static void kernel_resolve(struct pp_ctx *c)
 {
-	if (comp_is(c, 1, "function"))
+	if (comp_is(c, 0, "kernel") && comp_is(c, 1, "function") && c->n >= 3 &&
+	    (comp_is(c, 2, "callee") || comp_is(c, 2, "callees") || comp_is(c, 2, "label")))
+		kernel_function_inside(c);
+	else if (comp_is(c, 1, "function"))
 		kernel_function_point(c);
 	else
 		kernel_statement_point(c);

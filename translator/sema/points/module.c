@@ -177,11 +177,21 @@ static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, const 
 		  c->s->release, c->s->release);
 }
 
+static struct probe *add_module_site(struct pp_ctx *c, enum probe_kind kind,
+				     struct probe_site *site, bool wild)
+{
+	(void)wild;
+	return add_site_probe(c, kind, site);
+}
+
 static void module_function_point(struct pp_ctx *c)
 {
 	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
 	enum probe_kind kind = PK_KPROBE;
 	bool statement = comp_is(c, 1, "statement"), inline_copies = false;
+	/* .callee, .callees, .label: F's call sites or labels, in its DWARF. */
+	bool inside = !statement && c->n >= 3 &&
+		      (comp_is(c, 2, "callee") || comp_is(c, 2, "callees") || comp_is(c, 2, "label"));
 	if (statement && c->n != 2) {
 		unknown_shape(c);
 		return;
@@ -190,7 +200,7 @@ static void module_function_point(struct pp_ctx *c)
 		kind = PK_KRETPROBE;
 	} else if (!statement && c->n == 3 && comp_is(c, 2, "inline")) {
 		inline_copies = true;
-	} else if (!statement && !(c->n == 2 || (c->n == 3 && comp_is(c, 2, "call")))) {
+	} else if (!statement && !inside && !(c->n == 2 || (c->n == 3 && comp_is(c, 2, "call")))) {
 		unknown_shape(c);
 		return;
 	}
@@ -269,7 +279,7 @@ static void module_function_point(struct pp_ctx *c)
 		/* No DWARF at all: BTF gives functions and parameters (not files, lines,
 		 * statements or inlined copies). */
 		char *btf_why = NULL;
-		if (r < 0 && !why && !statement && !inline_copies && !file &&
+		if (r < 0 && !why && !statement && !inline_copies && !inside && !file &&
 		    module_btf_sites(c, modules.v[i], module_file, func, kind, &sites, &left_out,
 				     &btf_why) >= 0)
 			r = 0;
@@ -301,7 +311,13 @@ static void module_function_point(struct pp_ctx *c)
 		too_many = broken = true;
 	}
 	free(what);
-	for (size_t i = 0; i < sites.n; i++)
+	if (inside && comp_is(c, 2, "label"))
+		label_probes(c, &sites, add_module_site);
+	else if (inside && sites.n)
+		callee_probes(c, module_file, &sites,
+			      c->comps[2].arg ? c->comps[2].arg->loc : c->comps[2].loc,
+			      add_module_site);
+	for (size_t i = 0; i < sites.n && !inside; i++)
 		add_site_probe(c, kind, sites.v[i]);
 	if (c->s->verbose && left_out) {
 		char *pp = ast_probe_point_text(c->pp);
@@ -342,6 +358,9 @@ static void module_function_point(struct pp_ctx *c)
 
 static const char *const module_usage[] = {
 	"module(\"m\").function(\"name[@file[:line]]\")[.call|.return|.inline]",
+	"module(\"m\").function(\"name\").callee(\"name\")[.call|.return]",
+	"module(\"m\").function(\"name\").callees[(N)]",
+	"module(\"m\").function(\"name\").label(\"name\")",
 	"module(\"m\").statement(\"name@file:line\")",
 	NULL,
 };
@@ -350,6 +369,11 @@ static const char *const module_shapes[] = {
 	"module.function.call",
 	"module.function.return",
 	"module.function.inline",
+	"module.function.callee",
+	"module.function.callee.call",
+	"module.function.callee.return",
+	"module.function.callees",
+	"module.function.label",
 	"module.statement",
 	NULL,
 };
