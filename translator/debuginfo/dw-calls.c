@@ -87,7 +87,10 @@ static void walk_calls(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *parent, str
 			continue;
 		struct dw_call *call = xcalloc(1, sizeof *call);
 		call->callee = xstrdup(name);
-		const char *file = dwarf_decl_file(&target);
+		/* A declaration (a function of another unit) says where it was
+		 * declared, not defined. */
+		const char *file = dwarf_hasattr(&target, DW_AT_declaration) ? NULL
+									  : dwarf_decl_file(&target);
 		call->callee_file = file ? xstrdup(file) : NULL;
 		call->ret = st;
 		call->tail = is_tail_call(&die);

@@ -81,11 +81,16 @@ static struct probe_site *path_site(struct callee_walk *w, struct callee_path *p
 		dw_functions(sema_debuginfo(w->c->s), pass ? "kernel" : path->object,
 			     pass ? NULL : path->module_file, &q, &sites, &left_out, &why);
 		free(why);
+		/* Several functions of the name: the one where the call's
+		 * target was defined, else the first. */
 		for (size_t i = 0; i < sites.n && !path->site; i++) {
 			struct probe_site *s = sites.v[i];
-			if (!s->is_inline && (pass || same_file(s->decl_file, path->file)))
+			if (!s->is_inline && same_file(s->decl_file, path->file))
 				path->site = s;
 		}
+		for (size_t i = 0; i < sites.n && !path->site; i++)
+			if (!((struct probe_site *)sites.v[i])->is_inline)
+				path->site = sites.v[i];
 		pv_free(&sites);
 	}
 	return path->site;
