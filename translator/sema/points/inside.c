@@ -31,6 +31,7 @@
 /* One path of calls from F, and the call sites along it. */
 struct callee_path {
 	const struct callee_path *parent; /* NULL: called by F itself */
+	const struct probe_site *root;    /* F: the function (of F's matches) it starts in */
 	char *name, *file;      /* the function at its end */
 	const char *object;     /* of the function calling it ("kernel" or a module) */
 	const char *module_file;
@@ -104,13 +105,14 @@ static struct callee_path *path_for(struct callee_walk *w, const struct probe_si
 {
 	for (size_t i = 0; i < w->paths.n && !call->inlined; i++) {
 		struct callee_path *p = w->paths.v[i];
-		if (p->parent == from && !p->inlined && !strcmp(p->name, call->callee) &&
-		    !strcmp(p->object, caller->object) &&
+		if (p->parent == from && p->root == (from ? from->root : caller) && !p->inlined &&
+		    !strcmp(p->name, call->callee) && !strcmp(p->object, caller->object) &&
 		    same_file(p->file, call->callee_file))
 			return p;
 	}
 	struct callee_path *p = xcalloc(1, sizeof *p);
 	p->parent = from;
+	p->root = from ? from->root : caller;
 	p->object = caller->object;
 	p->module_file = strcmp(caller->object, "kernel") ? w->module_file : NULL;
 	p->name = xstrdup(call->callee);
@@ -309,7 +311,7 @@ int callee_probes(struct pp_ctx *c, const char *module_file,
 			const char *at = strstr(pr->pp_text, ".function(");
 			if (at) {
 				char *text = xasprintf("%.*s.function(\"%s\")%s%s", (int)(at - pr->pp_text),
-						       pr->pp_text, c->comps[1].arg->str, p->text,
+						       pr->pp_text, p->root->function, p->text,
 						       is_return ? ".return" : "");
 				free(pr->pp_text);
 				pr->pp_text = text;
