@@ -179,9 +179,12 @@ static bool callee_shape(struct pp_ctx *c, const char **pattern, int *depth, boo
 	*every = false;
 	*depth = 1;
 	if (comp_is(c, 2, "callee")) {
+		/* A wildcard's shape ("kernel.function(\"f\").*") is optional: it
+		 * names no callee, so it places none. */
 		if (!k->arg || k->arg->kind != N_STR) {
-			diag_error(k->arg ? k->arg->loc : k->loc, D_BAD_PROBE_ARG,
-				   "'callee' takes a function name in quotes, e.g. callee(\"rw_verify_area\")");
+			if (!c->pt->optional)
+				diag_error(k->arg ? k->arg->loc : k->loc, D_BAD_PROBE_ARG,
+					   "'callee' takes a function name in quotes, e.g. callee(\"rw_verify_area\")");
 			return false;
 		}
 		*pattern = k->arg->str;
@@ -340,7 +343,7 @@ void label_probes(struct pp_ctx *c, const struct ptrvec *callers, add_site_fn ad
 	if (c->n != 3 || !lc->arg || lc->arg->kind != N_STR) {
 		if (c->n != 3)
 			unknown_shape(c);
-		else
+		else if (!c->pt->optional)
 			diag_error(lc->arg ? lc->arg->loc : lc->loc, D_BAD_PROBE_ARG,
 				   "'label' takes a label's name in quotes, e.g. label(\"out\")");
 		return;
