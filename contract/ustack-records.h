@@ -84,4 +84,13 @@ struct rt_us_map {
 #define RT_US_LINE 'n'          /* its line number (usymline) */
 #define RT_US_NAMES 'b'         /* "sym+off\n" each (print_ubacktrace_brief) */
 
+/* Whether k is one of the kinds above: the runtime makes only these,
+ * staprun expands only these. */
+static inline int rt_us_token_kind(char k)
+{
+	return k == RT_US_ADDRS || k == RT_US_LINES || k == RT_US_BRIEF || k == RT_US_FOLDED ||
+	       k == RT_US_FILELINES || k == RT_US_FILELINE || k == RT_US_FILE || k == RT_US_LINE ||
+	       k == RT_US_NAMES;
+}
+
 #endif

@@ -791,13 +791,6 @@ static u64 rt_us_canon(u64 id)
 	return id1 == id && id2 == id && canon ? canon : id;
 }
 
-static bool rt_us_token_kind(char kind)
-{
-	return kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
-	       kind == RT_US_FOLDED || kind == RT_US_FILELINES || kind == RT_US_FILELINE ||
-	       kind == RT_US_FILE || kind == RT_US_LINE || kind == RT_US_NAMES;
-}
-
 int rt_ustack_key_tokens(const char *s, size_t max, u64 *ids, size_t cap)
 {
 	size_t i;

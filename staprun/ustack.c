@@ -741,9 +741,7 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 			from = i;
 			continue;
 		}
-		if (kind == RT_US_ADDRS || kind == RT_US_LINES || kind == RT_US_BRIEF ||
-		    kind == RT_US_FOLDED || kind == RT_US_FILELINES || kind == RT_US_FILELINE ||
-		    kind == RT_US_FILE) {
+		if (rt_us_token_kind(kind)) {
 			if (len - i < RT_US_TOKEN_LEN)
 				break;
 			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&
