@@ -53,6 +53,20 @@ struct callee_walk {
 	bool too_many;
 };
 
+bool function_inside_point(const struct pp_ctx *c)
+{
+	return c->n >= 3 && comp_is(c, 1, "function") &&
+	       (comp_is(c, 2, "callee") || comp_is(c, 2, "callees") || comp_is(c, 2, "label"));
+}
+
+/* A site of the kernel or of a module as a probe: the kernel's are checked
+ * against what the kernel refuses, as its other sites are. */
+static struct probe *site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site)
+{
+	return strcmp(site->object, "kernel") ? add_site_probe(c, kind, site)
+					       : kernel_site_probe(c, kind, site, true);
+}
+
 /* Does the callee's declaration file name the site's (one may be relative)? */
 static bool same_file(const char *a, const char *b)
 {
@@ -251,9 +265,9 @@ static void free_paths(struct ptrvec *paths)
 	pv_free(paths);
 }
 
-int callee_probes(struct pp_ctx *c, const char *module_file,
-		  const struct ptrvec *callers, struct loc loc, add_site_fn add)
+int callee_probes(struct pp_ctx *c, const char *module_file, const struct ptrvec *callers)
 {
+	struct loc loc = c->comps[2].arg ? c->comps[2].arg->loc : c->comps[2].loc;
 	const char *pattern;
 	int depth;
 	bool every, is_return;
@@ -306,8 +320,7 @@ int callee_probes(struct pp_ctx *c, const char *module_file,
 								    : "no out-of-line copy in the DWARF");
 				continue;
 			}
-			add_site_fn place = strcmp(site->object, "kernel") ? add : kernel_site_probe;
-			struct probe *pr = place(c, is_return ? PK_KRETPROBE : PK_KPROBE, site, true);
+			struct probe *pr = site_probe(c, is_return ? PK_KRETPROBE : PK_KPROBE, site);
 			if (!pr)
 				continue;
 			placed_chains(pr, p);
@@ -337,7 +350,7 @@ int callee_probes(struct pp_ctx *c, const char *module_file,
 }
 
 /* The labels matching comps[2]'s pattern in the functions of callers. */
-void label_probes(struct pp_ctx *c, const struct ptrvec *callers, add_site_fn add)
+void label_probes(struct pp_ctx *c, const struct ptrvec *callers)
 {
 	const struct comp *lc = &c->comps[2];
 	if (c->n != 3 || !lc->arg || lc->arg->kind != N_STR) {
@@ -356,7 +369,7 @@ void label_probes(struct pp_ctx *c, const struct ptrvec *callers, add_site_fn ad
 	char *what = xasprintf("'%s'", lc->arg->str);
 	if (!too_many_matches(c, lc->arg->loc, what, sites.n, "labels"))
 		for (size_t i = 0; i < sites.n; i++)
-			placed += add(c, PK_KPROBE, sites.v[i], true) != NULL;
+			placed += site_probe(c, PK_KPROBE, sites.v[i]) != NULL;
 	free(what);
 	if (!placed && !c->pt->optional)
 		diag_error(lc->arg->loc, D_UNKNOWN_KERNEL_FUNCTION,

@@ -516,16 +516,15 @@ static void kernel_function_inside(struct pp_ctx *c)
 	size_t left_out = 0;
 	char *why = NULL;
 	int r = dw_functions(sema_debuginfo(c->s), "kernel", NULL, &q, &callers, &left_out, &why);
-	struct loc at = c->comps[2].arg ? c->comps[2].arg->loc : c->comps[2].loc;
 	if (r < 0)
 		diag_error(fn->arg->loc, D_NO_DEBUGINFO, "cannot use the kernel's debug information: %s",
 			   why ? why : "not found");
 	else if (r == 0 && !c->pt->optional)
 		unknown_kernel_function(c->s->kernel, func, fn->arg->loc);
 	else if (r > 0 && is_label)
-		label_probes(c, &callers, kernel_site_probe);
+		label_probes(c, &callers);
 	else if (r > 0)
-		callee_probes(c, NULL, &callers, at, kernel_site_probe);
+		callee_probes(c, NULL, &callers);
 	free(why);
 	pv_free(&callers);
 	free(func);
@@ -654,8 +653,7 @@ static bool kernel_takes(const struct pp_ctx *c)
 
 static void kernel_resolve(struct pp_ctx *c)
 {
-	if (comp_is(c, 0, "kernel") && comp_is(c, 1, "function") && c->n >= 3 &&
-	    (comp_is(c, 2, "callee") || comp_is(c, 2, "callees") || comp_is(c, 2, "label")))
+	if (comp_is(c, 0, "kernel") && function_inside_point(c))
 		kernel_function_inside(c);
 	else if (comp_is(c, 1, "function"))
 		kernel_function_point(c);

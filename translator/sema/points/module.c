@@ -177,21 +177,13 @@ static void no_debuginfo(struct pp_ctx *c, const char *module, char *why, const 
 		  c->s->release, c->s->release);
 }
 
-static struct probe *add_module_site(struct pp_ctx *c, enum probe_kind kind,
-				     struct probe_site *site, bool wild)
-{
-	(void)wild;
-	return add_site_probe(c, kind, site);
-}
-
 static void module_function_point(struct pp_ctx *c)
 {
 	const struct comp *mc = &c->comps[0], *fc = &c->comps[1];
 	enum probe_kind kind = PK_KPROBE;
 	bool statement = comp_is(c, 1, "statement"), inline_copies = false;
 	/* .callee, .callees, .label: F's call sites or labels, in its DWARF. */
-	bool inside = !statement && c->n >= 3 &&
-		      (comp_is(c, 2, "callee") || comp_is(c, 2, "callees") || comp_is(c, 2, "label"));
+	bool inside = function_inside_point(c);
 	if (statement && c->n != 2) {
 		unknown_shape(c);
 		return;
@@ -312,11 +304,9 @@ static void module_function_point(struct pp_ctx *c)
 	}
 	free(what);
 	if (inside && comp_is(c, 2, "label"))
-		label_probes(c, &sites, add_module_site);
+		label_probes(c, &sites);
 	else if (inside && sites.n)
-		callee_probes(c, module_file, &sites,
-			      c->comps[2].arg ? c->comps[2].arg->loc : c->comps[2].loc,
-			      add_module_site);
+		callee_probes(c, module_file, &sites);
 	for (size_t i = 0; i < sites.n && !inside; i++)
 		add_site_probe(c, kind, sites.v[i]);
 	if (c->s->verbose && left_out) {

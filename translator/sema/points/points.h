@@ -50,21 +50,18 @@ void offer_name(const char *name, void *sg);
 void statement_hint(struct dw *d, const char *module, const char *module_file,
 		    const struct dw_query *q);
 
-/* A family's way to add a DWARF site of its object as a probe (checked as
- * its other sites are); NULL when it cannot be placed. */
-typedef struct probe *(*add_site_fn)(struct pp_ctx *c, enum probe_kind kind,
-				     struct probe_site *site, bool wild);
-/* inside.c: function("F").callee("P")[.call|.return] and
- * function("F").callees[(N)], callers being F's DWARF sites: how many
- * probes. */
-int callee_probes(struct pp_ctx *c, const char *module_file, const struct ptrvec *callers,
-		  struct loc loc, add_site_fn add);
+/* inside.c: whether the point is function("F") followed by .callee,
+ * .callees or .label. */
+bool function_inside_point(const struct pp_ctx *c);
+/* function("F").callee("P")[.call|.return] and function("F").callees[(N)]
+ * (comps[2]), callers being F's DWARF sites: how many probes. */
+int callee_probes(struct pp_ctx *c, const char *module_file, const struct ptrvec *callers);
+/* function("F").label("L") (comps[2]), functions being F's DWARF sites. */
+void label_probes(struct pp_ctx *c, const struct ptrvec *functions);
 /* kernel.c: a probe on a site in the kernel's DWARF, if the kernel would
- * take one there. */
+ * take one there; NULL if not. */
 struct probe *kernel_site_probe(struct pp_ctx *c, enum probe_kind kind, struct probe_site *site,
 				bool wild);
-/* function("F").label("L") (comps[2]), functions being F's DWARF sites. */
-void label_probes(struct pp_ctx *c, const struct ptrvec *functions, add_site_fn add);
 
 struct tracepoint;
 struct btf_source;
