@@ -42,79 +42,69 @@ static bool is_tail_call(Dwarf_Die *call)
 	return flag;
 }
 
-/* The calls under parent (the function, or an inlined copy's body): a
- * copy inlined here is a callee too, whose own calls are one level deeper. */
-static void walk_calls(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *parent, struct ptrvec *calls,
-		       int depth)
+struct call_walk {
+	struct dw_obj *o;
+	Dwarf_Die *func;      /* the function whose frame the calls are made in */
+	struct ptrvec *calls;
+};
+
+/* One DIE of the caller's body: a copy inlined here is a callee too (whose
+ * own calls are one level deeper), a call site a real call. */
+static void add_call(Dwarf_Die *die, void *ctx)
 {
-	Dwarf_Die die;
-	if (depth > 64 || dwarf_child(parent, &die) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&die);
-		if (tag == DW_TAG_lexical_block) {
-			walk_calls(o, func, &die, calls, depth + 1);
-			continue;
-		}
-		Dwarf_Attribute na;
-		if (tag == DW_TAG_inlined_subroutine) {
-			const char *name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &na));
-			Dwarf_Addr pc;
-			bool left_out;
-			struct probe_site *site = name && function_entry(&die, &pc)
-				? inline_site(o, func, &die, name, pc, NULL, &left_out)
-				: NULL;
-			if (!site)
-				continue;
-			struct dw_call *call = xcalloc(1, sizeof *call);
-			call->callee = xstrdup(name);
-			call->callee_file = site->decl_file ? xstrdup(site->decl_file) : NULL;
-			call->inlined = site;
-			pv_push(calls, call);
-			continue;
-		}
-		if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
-			continue;
-		Dwarf_Die target;
-		Dwarf_Addr ret;
-		if (!call_target(&die, &target) || !call_return_pc(&die, &ret))
-			continue;
-		const char *name = dwarf_formstring(dwarf_attr_integrate(&target, DW_AT_name, &na));
-		if (!name)
-			continue;
-		struct tstatic *st = static_at(o, ret);
-		if (!st)
-			continue;
+	struct call_walk *w = ctx;
+	int tag = dwarf_tag(die);
+	Dwarf_Attribute na;
+	if (tag == DW_TAG_inlined_subroutine) {
+		const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &na));
+		Dwarf_Addr pc;
+		bool left_out;
+		struct probe_site *site = name && function_entry(die, &pc)
+			? inline_site(w->o, w->func, die, name, pc, NULL, &left_out)
+			: NULL;
+		if (!site)
+			return;
 		struct dw_call *call = xcalloc(1, sizeof *call);
 		call->callee = xstrdup(name);
-		/* A declaration (a function of another unit) says where it was
-		 * declared, not defined. */
-		const char *file = dwarf_hasattr(&target, DW_AT_declaration) ? NULL
-									  : dwarf_decl_file(&target);
-		call->callee_file = file ? xstrdup(file) : NULL;
-		call->ret = st;
-		call->tail = is_tail_call(&die);
-		pv_push(calls, call);
-	} while (dwarf_siblingof(&die, &die) == 0);
+		call->callee_file = site->decl_file ? xstrdup(site->decl_file) : NULL;
+		call->inlined = site;
+		pv_push(w->calls, call);
+		return;
+	}
+	if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+		return;
+	Dwarf_Die target;
+	Dwarf_Addr ret;
+	if (!call_target(die, &target) || !call_return_pc(die, &ret))
+		return;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(&target, DW_AT_name, &na));
+	struct tstatic *st = name ? static_at(w->o, ret) : NULL;
+	if (!st)
+		return;
+	struct dw_call *call = xcalloc(1, sizeof *call);
+	call->callee = xstrdup(name);
+	/* A declaration (a function of another unit) says where it was
+	 * declared, not defined. */
+	const char *file = dwarf_hasattr(&target, DW_AT_declaration) ? NULL : dwarf_decl_file(&target);
+	call->callee_file = file ? xstrdup(file) : NULL;
+	call->ret = st;
+	call->tail = is_tail_call(die);
+	pv_push(w->calls, call);
 }
 
 int dw_call_sites(const struct probe_site *caller, struct ptrvec *calls, char **why)
 {
-	struct dw_obj *o = caller->src_ctx;
 	Dwarf_Die func, body;
-	if (!o || caller->load_vars != load_vars) {
-		*why = xasprintf("the calls of %s are known only from its DWARF", caller->function);
-		return -1;
-	}
 	/* An inlined copy's calls are its DIE's; its frame is the function's. */
-	if (!revive(o) || !load_dwarf(o) ||
-	    !dwarf_offdie(o->dbg, caller->src_frame ? caller->src_frame : caller->src_key, &func) ||
-	    !dwarf_offdie(o->dbg, caller->src_key, &body)) {
+	struct dw_obj *o = site_dwarf(caller, caller->src_frame ? caller->src_frame : caller->src_key,
+				      &func);
+	if (!o || !site_dwarf(caller, caller->src_key, &body)) {
 		*why = xasprintf("cannot read the DWARF of %s again", caller->function);
 		return -1;
 	}
 	size_t before = calls->n;
-	walk_calls(o, &func, &body, calls, 0);
+	struct call_walk w = { o, &func, calls };
+	each_body_die(&body, add_call, &w);
 	o->kept |= calls->n > before;
 	return (int)(calls->n - before);
 }

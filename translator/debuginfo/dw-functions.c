@@ -153,6 +153,37 @@ static bool stored_by_prologue(const struct where *w, Dwarf_Die *v)
 }
 
 /* Parameters in order, then the locals of every scope around the entry. */
+struct dw_obj *site_dwarf(const struct probe_site *s, Dwarf_Off off, Dwarf_Die *die)
+{
+	struct dw_obj *o = s->src_ctx;
+	if (!o || s->load_vars != load_vars || !revive(o) || !load_dwarf(o) ||
+	    !dwarf_offdie(o->dbg, off, die))
+		return NULL;
+	return o;
+}
+
+/* Blocks nest at most this deep: a damaged file's loop of them ends. */
+#define MAX_BLOCK_DEPTH 64
+
+static void each_die_in_blocks(Dwarf_Die *parent, void (*fn)(Dwarf_Die *die, void *ctx), void *ctx,
+			       int depth)
+{
+	Dwarf_Die die;
+	if (depth > MAX_BLOCK_DEPTH || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		if (dwarf_tag(&die) == DW_TAG_lexical_block)
+			each_die_in_blocks(&die, fn, ctx, depth + 1);
+		else
+			fn(&die, ctx);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+void each_body_die(Dwarf_Die *parent, void (*fn)(Dwarf_Die *die, void *ctx), void *ctx)
+{
+	each_die_in_blocks(parent, fn, ctx, 0);
+}
+
 void load_vars(struct probe_site *s)
 {
 	struct dw_obj *o = s->src_ctx;

@@ -217,6 +217,13 @@ bool function_entry(Dwarf_Die *die, Dwarf_Addr *pc);
 void load_var(const struct where *w, Dwarf_Die *v, struct tvar *tv);
 /* A function site's parameters and locals, read when first asked for. */
 void load_vars(struct probe_site *s);
+/* The DIE at off of the object the DWARF site s was read from (opened
+ * again if it was parked), and that object; NULL for a site of another
+ * source or DWARF that cannot be read again. */
+struct dw_obj *site_dwarf(const struct probe_site *s, Dwarf_Off off, Dwarf_Die *die);
+/* fn on each DIE of a function's body under parent, the lexical blocks'
+ * children instead of the blocks (an inlined copy is one DIE: fn decides). */
+void each_body_die(Dwarf_Die *parent, void (*fn)(Dwarf_Die *die, void *ctx), void *ctx);
 /* Fill in where a DWARF site came from: object, function, source line,
  * and the hook that reads its variables. */
 void site_from(struct probe_site *s, struct dw_obj *o, const char *function, const char *file,

@@ -269,42 +269,40 @@ static struct probe_site *statement_site(struct dw_obj *o, Dwarf_Die *func, cons
 	return s;
 }
 
-static void each_label(struct dw_obj *o, Dwarf_Die *func, Dwarf_Die *parent, const char *pattern,
-		       const struct probe_site *in, struct ptrvec *sites, int depth)
+struct label_walk {
+	struct dw_obj *o;
+	Dwarf_Die *func;
+	const struct probe_site *in;
+	const char *pattern;
+	struct ptrvec *sites;
+};
+
+static void add_label(Dwarf_Die *die, void *ctx)
 {
-	Dwarf_Die die;
-	if (depth > 64 || dwarf_child(parent, &die) != 0)
+	struct label_walk *w = ctx;
+	Dwarf_Addr pc;
+	const char *name = dwarf_diename(die);
+	if (dwarf_tag(die) != DW_TAG_label || !name || fnmatch(w->pattern, name, 0) ||
+	    dwarf_lowpc(die, &pc) != 0)
 		return;
-	do {
-		int tag = dwarf_tag(&die);
-		if (tag == DW_TAG_lexical_block) {
-			each_label(o, func, &die, pattern, in, sites, depth + 1);
-			continue;
-		}
-		Dwarf_Addr pc;
-		const char *name = dwarf_diename(&die);
-		if (tag != DW_TAG_label || !name || fnmatch(pattern, name, 0) ||
-		    dwarf_lowpc(&die, &pc) != 0)
-			continue;
-		int line = 0;
-		dwarf_decl_line(&die, &line);
-		struct probe_site *s = statement_site(o, func, in->function, in->decl_file, line, pc);
-		if (!s)
-			continue;
-		s->label = xstrdup(name);
-		pv_push(sites, s);
-	} while (dwarf_siblingof(&die, &die) == 0);
+	int line = 0;
+	dwarf_decl_line(die, &line);
+	struct probe_site *s = statement_site(w->o, w->func, w->in->function, w->in->decl_file, line, pc);
+	if (!s)
+		return;
+	s->label = xstrdup(name);
+	pv_push(w->sites, s);
 }
 
 int dw_labels(const struct probe_site *func, const char *pattern, struct ptrvec *sites)
 {
-	struct dw_obj *o = func->src_ctx;
 	Dwarf_Die die;
-	if (!o || func->load_vars != load_vars || func->is_inline || !revive(o) || !load_dwarf(o) ||
-	    !dwarf_offdie(o->dbg, func->src_key, &die))
+	struct dw_obj *o = func->is_inline ? NULL : site_dwarf(func, func->src_key, &die);
+	if (!o)
 		return -1;
 	size_t before = sites->n;
-	each_label(o, &die, &die, pattern, func, sites, 0);
+	struct label_walk w = { o, &die, func, pattern, sites };
+	each_body_die(&die, add_label, &w);
 	o->kept |= sites->n > before;
 	return (int)(sites->n - before);
 }
