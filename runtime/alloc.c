@@ -62,50 +62,62 @@ static size_t rt_maps_bytes(void)
 
 #define RT_MIB(n) ((unsigned long long)((n) >> 20))
 
+/* The kernel memory the script takes, by part, and in all. */
+struct rt_memory_use {
+	size_t maps, cpus, out, probes, files, total;
+};
+
+static void rt_memory_use(struct rt_memory_use *m)
+{
+	m->maps = rt_maps_bytes();
+	m->cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
+	m->out = size_add(rt_transport_bytes(), rt_ustack_bytes());
+	m->probes = rt_probes_bytes();
+	m->files = rt_procfs_bytes();
+	m->total = size_add(size_add(size_add(m->maps, m->cpus), size_add(m->out, m->probes)),
+			    m->files);
+}
+
 /* module_size(): as SystemTap words it, in KiB: the module's data and
  * code, the per-CPU state, network buffers (none here) and all the
  * kernel memory the script took. */
 void rt_module_size(struct rt_context *c, char *buf, rt_size size)
 {
-	size_t text, data, cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
-	size_t total = size_add(size_add(size_add(rt_maps_bytes(), cpus),
-					 size_add(size_add(rt_transport_bytes(), rt_ustack_bytes()),
-						  rt_probes_bytes())),
-				rt_procfs_bytes());
+	struct rt_memory_use m;
+	size_t text, data;
 
+	rt_memory_use(&m);
 	rt_module_sizes(THIS_MODULE, &text, &data);
 	snprintf(buf, size, "%zudata/%zutext/%zuctx/0net/%zualloc kb", data >> 10, text >> 10,
-		 cpus >> 10, total >> 10);
+		 m.cpus >> 10, m.total >> 10);
 }
 
 int rt_memory_check(void)
 {
-	size_t maps = rt_maps_bytes(), cpus = size_mul(rt_cpu_bytes(), num_possible_cpus());
-	size_t out = size_add(rt_transport_bytes(), rt_ustack_bytes()), probes = rt_probes_bytes();
-	size_t files = rt_procfs_bytes();
-	size_t total = size_add(size_add(size_add(maps, cpus), size_add(out, probes)), files);
+	struct rt_memory_use m;
 	unsigned long long limit, avail = (unsigned long long)si_mem_available() << PAGE_SHIFT;
 	bool given = rt_script.maxmemory_kb > 0;
 	char parts[256];
 
+	rt_memory_use(&m);
 	limit = given ? (unsigned long long)rt_script.maxmemory_kb << 10
 		      : ((unsigned long long)totalram_pages() << PAGE_SHIFT) / 4;
-	if (total <= limit && total <= avail / 2)
+	if (m.total <= limit && m.total <= avail / 2)
 		return 0;
 	snprintf(parts, sizeof(parts),
 		 "arrays %llu MiB, per-CPU state %llu MiB, output buffers %llu MiB, probes %llu MiB",
-		 RT_MIB(maps), RT_MIB(cpus), RT_MIB(out), RT_MIB(probes));
-	if (files)
+		 RT_MIB(m.maps), RT_MIB(m.cpus), RT_MIB(m.out), RT_MIB(m.probes));
+	if (m.files)
 		snprintf(parts + strlen(parts), sizeof(parts) - strlen(parts),
-			 ", procfs files %llu MiB (PROCFS_MAXOPEN opens of each)", RT_MIB(files));
-	if (total > limit)
+			 ", procfs files %llu MiB (PROCFS_MAXOPEN opens of each)", RT_MIB(m.files));
+	if (m.total > limit)
 		rt_message("error",
 			   "the script needs %llu MiB of kernel memory (%s), more than MAXMEMORY = %llu MiB%s; declare smaller arrays (global m[N]), lower MAXMAPENTRIES, MAXSTRINGLEN or a procfs maxsize, or raise the limit with -D MAXMEMORY=KIB",
-			   RT_MIB(total), parts, RT_MIB(limit),
+			   RT_MIB(m.total), parts, RT_MIB(limit),
 			   given ? "" : " (a quarter of this machine's memory)");
 	else
 		rt_message("error",
 			   "the script needs %llu MiB of kernel memory (%s), more than half of the %llu MiB this machine has available now; declare smaller arrays (global m[N]) or lower MAXMAPENTRIES, MAXSTRINGLEN or a procfs maxsize",
-			   RT_MIB(total), parts, RT_MIB(avail));
+			   RT_MIB(m.total), parts, RT_MIB(avail));
 	return -ENOMEM;
 }

@@ -160,14 +160,15 @@ void rt_report_error(struct rt_cpu *cpu)
 {
 	int n;
 
-	/* --suppress-handler-errors: as if each handler caught its own
-	 * failure; one no catch could take (a hit over MAXHITTIME) still
-	 * stops the script. */
+	/* abort(): the script is stopping already, without an error. */
 	if (cpu->aborting) {
 		cpu->aborting = false;
 		cpu->fatal = false;
 		return;
 	}
+	/* --suppress-handler-errors: as if each handler caught its own
+	 * failure; one no catch could take (a hit over MAXHITTIME) still
+	 * stops the script. */
 	if (rt_script.suppress_errors && !cpu->fatal) {
 		atomic_inc(&rt_errors_suppressed);
 		return;

@@ -99,15 +99,22 @@ void rt_symdata(struct rt_context *c, char *buf, rt_size size, rt_long addr)
 	strscpy(buf, cpu->sym, size);
 }
 
-void rt_backtrace(struct rt_context *c, char *buf, rt_size size)
+/* addrs as backtrace() gives them: hex, separated by spaces, whole ones only. */
+static void rt_hex_chain(char *buf, rt_size size, const unsigned long *addrs, int n)
 {
-	unsigned long addrs[RT_MAXBACKTRACE];
-	int n = rt_callchain(c, addrs, rt_frames_max()), i;
 	rt_size len = 0;
+	int i;
 
 	buf[0] = 0;
 	for (i = 0; i < n && len + 20 < size; i++)
 		len += scnprintf(buf + len, size - len, "%s0x%lx", i ? " " : "", addrs[i]);
+}
+
+void rt_backtrace(struct rt_context *c, char *buf, rt_size size)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+
+	rt_hex_chain(buf, size, addrs, rt_callchain(c, addrs, rt_frames_max()));
 }
 
 /*
@@ -122,8 +129,7 @@ void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long ta
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
 	struct task_struct *t = (struct task_struct *)(unsigned long)task;
-	unsigned int n = 0, i;
-	rt_size len = 0;
+	unsigned int n = 0;
 	pid_t pid;
 
 	buf[0] = 0;
@@ -150,8 +156,7 @@ void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long ta
 		rt_failf(c, loc, NULL, "%s: 0x%llx is not a live task", what, (unsigned long long)task);
 		return;
 	}
-	for (i = 0; i < n && len + 20 < size; i++)
-		len += scnprintf(buf + len, size - len, "%s0x%lx", i ? " " : "", addrs[i]);
+	rt_hex_chain(buf, size, addrs, (int)n);
 }
 
 /* One line per address, as SystemTap prints them, into buf or the output. */

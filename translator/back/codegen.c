@@ -1034,7 +1034,6 @@ static void cg_frame_unions(const struct program *prog, struct strbuf *file, con
 	sb_puts(file, "};\n");
 }
 
-/* The probe table: an entry per probe, naming its handler. */
 /* A .callee probe's call-site chains: rows of static objects' indices. */
 static void cg_callers(struct cg *g, struct strbuf *file)
 {
@@ -1054,6 +1053,7 @@ static void cg_callers(struct cg *g, struct strbuf *file)
 	}
 }
 
+/* The probe table: an entry per probe, naming its handler. */
 static void cg_probe_table(const struct program *prog, struct strbuf *file, const int *shared,
 			   const bool *entry_registers)
 {
