@@ -263,6 +263,20 @@ int sr_modinfo_parse(const void *image, size_t size, const char *path,
 	return 0;
 }
 
+int sr_section_find(const void *image, size_t size, const char *path, const char *name,
+		    uint64_t *off, uint64_t *len, char *err, size_t errlen)
+{
+	struct sr_elf e = { .path = path, .image = image, .size = size };
+	Elf64_Shdr s;
+
+	if (sr_elf_header(&e, err, errlen) || sr_elf_sections(&e, err, errlen) ||
+	    sr_elf_section(&e, name, &s, err, errlen))
+		return -1;
+	*off = s.sh_offset;
+	*len = s.sh_size;
+	return 0;
+}
+
 const char *sr_modinfo_get(const struct sr_modinfo *mi, const char *key)
 {
 	return sr_modinfo_next(mi, key, NULL);

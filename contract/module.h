@@ -57,6 +57,9 @@ struct sr_modinfo {
  */
 int sr_modinfo_parse(const void *image, size_t size, const char *path,
 		     struct sr_modinfo *mi, char *err, size_t errlen);
+/* Where the section NAME of the ELF image is (checked to lie inside it). */
+int sr_section_find(const void *image, size_t size, const char *path, const char *name,
+		    uint64_t *off, uint64_t *len, char *err, size_t errlen);
 /* The value of the first KEY=value entry, or NULL when there is none. */
 const char *sr_modinfo_get(const struct sr_modinfo *mi, const char *key);
 /* The value of the next entry KEY after the value prev (NULL: the first). */

@@ -84,8 +84,26 @@ struct rt_us_map {
 #define RT_US_LINE 'n'          /* its line number (usymline) */
 #define RT_US_NAMES 'b'         /* "sym+off\n" each (print_ubacktrace_brief) */
 
-/* Whether k is one of the kinds above: the runtime makes only these,
- * staprun expands only these. */
+/*
+ * Kernel source lines (symfileline() and the like), from the line table
+ * the module carries (contract/linetable.h): the same 22 bytes, the 16
+ * hex digits a kernel address, the next 2 RT_K_RETURN or 0; staprun
+ * names its line (a return address: the call's, the byte before it).
+ * Only a module whose .modinfo says `tapline_klines` makes these.
+ */
+#define RT_K_FILELINE 'k'       /* "file:line", else the address in hex */
+#define RT_K_FILE 'e'           /* its file, else the address in hex */
+#define RT_K_LINE 'i'           /* its line, else the address in hex */
+#define RT_K_AT 'a'             /* " at file:line", else nothing (print_backtrace_fileline) */
+#define RT_K_RETURN 1
+
+static inline int rt_k_token_kind(char k)
+{
+	return k == RT_K_FILELINE || k == RT_K_FILE || k == RT_K_LINE || k == RT_K_AT;
+}
+
+/* Whether k is one of the user-stack kinds above: the runtime makes only
+ * these, staprun expands only these. */
 static inline int rt_us_token_kind(char k)
 {
 	return k == RT_US_ADDRS || k == RT_US_LINES || k == RT_US_BRIEF || k == RT_US_FOLDED ||

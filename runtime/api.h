@@ -516,6 +516,10 @@ void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long ta
 		       const char *what, const char *loc);
 void rt_print_backtrace(struct rt_context *c);
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size);
+void rt_print_backtrace_fileline(struct rt_context *c);
+void rt_symfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_symfile(struct rt_context *c, char *buf, rt_size size, rt_long addr);
+void rt_symline(struct rt_context *c, char *buf, rt_size size, rt_long addr);
 /* Each address of a backtrace() string, symbolized, one line each. */
 void rt_print_stack(struct rt_context *c, const char *addrs);
 /*

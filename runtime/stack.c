@@ -5,6 +5,11 @@
  * for the kernel, RCU for modules), call chains from the kernel's own
  * unwinder (ORC on x86-64), both safe in any context a probe fires in.
  *
+ * Source lines are not known in the kernel: symfileline() and the frames
+ * of print_backtrace_fileline() write a token with the address, which
+ * staprun names from the kernel's line table the module file carries
+ * (contract/linetable.h).
+ *
  * A chain starts at the probed code: from the hit's registers when they
  * are the probed code's (kprobes, timers that interrupted the kernel);
  * else (a tracepoint, whose registers the runtime made up, or an entry
@@ -19,6 +24,7 @@
 #include <linux/stacktrace.h>
 
 #include "runtime.h"
+#include "contract/ustack-records.h"
 
 /* Frames a backtrace goes through at most: MAXBACKTRACE (the translator
  * keeps it within 1..RT_MAXBACKTRACE, the room kept on the stack). */
@@ -159,9 +165,35 @@ void rt_task_backtrace(struct rt_context *c, char *buf, rt_size size, rt_long ta
 	rt_hex_chain(buf, size, addrs, (int)n);
 }
 
-/* One line per address, as SystemTap prints them, into buf or the output. */
+/* A kernel-line token for addr (contract/ustack-records.h). */
+static void rt_k_token(char *buf, rt_size size, char kind, unsigned long addr, int flags)
+{
+	if (size > RT_US_TOKEN_LEN)
+		snprintf(buf, RT_US_TOKEN_LEN + 1, "%c%c%016lx%02x00", RT_US_MARK, kind, addr, flags);
+	else if (size)
+		buf[0] = 0;
+}
+
+void rt_symfileline(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	rt_k_token(buf, size, RT_K_FILELINE, (unsigned long)addr, 0);
+}
+
+void rt_symfile(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	rt_k_token(buf, size, RT_K_FILE, (unsigned long)addr, 0);
+}
+
+void rt_symline(struct rt_context *c, char *buf, rt_size size, rt_long addr)
+{
+	rt_k_token(buf, size, RT_K_LINE, (unsigned long)addr, 0);
+}
+
+/* One line per address, as SystemTap prints them, into buf or the output;
+ * with lines, " at file:line" after the symbol (a token for staprun). The
+ * first address is the probed code's own; the others are return addresses. */
 static void rt_stack_lines(struct rt_context *c, const unsigned long *addrs, int n, char *buf,
-			   rt_size size)
+			   rt_size size, bool lines)
 {
 	struct rt_cpu *cpu = rt_cpu_of(c);
 	rt_size len = 0;
@@ -175,11 +207,22 @@ static void rt_stack_lines(struct rt_context *c, const unsigned long *addrs, int
 			len += scnprintf(buf + len, size - len, " 0x%lx : %s\n", addrs[i],
 					 cpu->sym[0] ? cpu->sym : "?");
 		else {
-			char head[32];
+			char head[32], tok[RT_US_TOKEN_LEN + 1];
+			char *mod = strchr(cpu->sym, ' ');
 
 			scnprintf(head, sizeof(head), " 0x%lx : ", addrs[i]);
 			rt_print_str(c, head);
+			if (mod)
+				*mod = 0;
 			rt_print_str(c, cpu->sym[0] ? cpu->sym : "?");
+			if (lines) {
+				rt_k_token(tok, sizeof(tok), RT_K_AT, addrs[i], i ? RT_K_RETURN : 0);
+				rt_print_str(c, tok);
+			}
+			if (mod) {
+				*mod = ' ';
+				rt_print_str(c, mod);
+			}
 			rt_print_str(c, "\n");
 		}
 	}
@@ -189,14 +232,21 @@ void rt_print_backtrace(struct rt_context *c)
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
 
-	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), NULL, 0);
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), NULL, 0, false);
+}
+
+void rt_print_backtrace_fileline(struct rt_context *c)
+{
+	unsigned long addrs[RT_MAXBACKTRACE];
+
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), NULL, 0, true);
 }
 
 void rt_sprint_backtrace(struct rt_context *c, char *buf, rt_size size)
 {
 	unsigned long addrs[RT_MAXBACKTRACE];
 
-	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), buf, size);
+	rt_stack_lines(c, addrs, rt_callchain(c, addrs, rt_frames_max()), buf, size, false);
 }
 
 void rt_print_stack(struct rt_context *c, const char *text)
@@ -215,7 +265,7 @@ void rt_print_stack(struct rt_context *c, const char *text)
 		while (*text == ' ')
 			text++;
 	}
-	rt_stack_lines(c, addrs, n, NULL, 0);
+	rt_stack_lines(c, addrs, n, NULL, 0, false);
 }
 
 /* The deepest .callees(N) the runtime checks: the translator refuses more. */

@@ -11,6 +11,7 @@
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT only set a flag.
  */
 #include "staprun.h"
+#include "contract/linetable.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -280,6 +281,21 @@ static void sr_parse_options(int argc, char **argv)
  */
 /* The module's user-stack mode (tapline_ustack in .modinfo), "" for none. */
 static char sr_ustack_mode[32];
+/* The kernel's line table the module carries (tapline_klines), or none. */
+static struct lt_table sr_klines;
+
+/* A table that cannot be read costs the lines, not the run: they print
+ * as addresses. */
+static void sr_read_klines(struct sr_module *mod)
+{
+	char err[SR_ERR_MAX];
+	uint64_t off, len;
+
+	if (sr_section_find(mod->image, mod->content_size, opt.module, LT_SECTION, &off, &len, err,
+			    sizeof(err)) ||
+	    lt_open(&sr_klines, mod->image + off, (size_t)len, err, sizeof(err)))
+		sr_warn("kernel source lines will print as addresses: %s", err);
+}
 
 static int sr_check_module(struct sr_module *mod, char *name)
 {
@@ -295,6 +311,8 @@ static int sr_check_module(struct sr_module *mod, char *name)
 	v = sr_modinfo_get(&mod->mi, "tapline_ustack");
 	if (v)
 		snprintf(sr_ustack_mode, sizeof(sr_ustack_mode), "%s", v);
+	if (sr_modinfo_get(&mod->mi, "tapline_klines"))
+		sr_read_klines(mod);
 	v = sr_modinfo_get(&mod->mi, "tapline_version");
 	sr_verbose("%s: module %s, built by Tapline %s, checksum verified, %s", opt.module,
 		   name, v ? sr_shown(v, shown, sizeof(shown)) : "(unknown version)",
@@ -1110,13 +1128,16 @@ static int sr_run(const char *name, int dst_fd)
 	if (getenv("TAPLINE_RAW_OUTPUT"))
 		relay.raw_fd = open(getenv("TAPLINE_RAW_OUTPUT"),
 				    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (sr_ustack_mode[0]) {
-		relay.ustacks = sr_ustacks_new(sr_ustack_mode, name);
+	/* Kernel source lines are tokens in the output as user stacks are. */
+	if (sr_ustack_mode[0] || sr_klines.nrows) {
+		relay.ustacks = sr_ustacks_new(sr_ustack_mode[0] ? sr_ustack_mode : "print", name);
 		if (!relay.ustacks) {
 			sr_error("no memory to unwind user stacks");
 			close(relay.out_fd);
 			return 1;
 		}
+		if (sr_klines.nrows)
+			sr_ustacks_set_klines(relay.ustacks, &sr_klines);
 	}
 	/* system() commands; a module without the file has none to give. */
 	snprintf(cmdpath, sizeof(cmdpath), SR_PROC_DIR "/tapline_%s/cmd", name);

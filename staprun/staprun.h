@@ -147,6 +147,10 @@ int sr_ustacks_release(struct sr_ustacks *us, int (*emit)(void *ctx, const char 
 /* At the end of the output: bytes still held are text. */
 int sr_ustacks_flush(struct sr_ustacks *us, int (*emit)(void *ctx, const char *s, size_t n),
 		     void *ctx);
+/* Kernel source lines from the module's table t (contract/linetable.h),
+ * which must outlive us; reads where the running kernel's _text is. */
+struct lt_table;
+void sr_ustacks_set_klines(struct sr_ustacks *us, const struct lt_table *t);
 /* The cookie the module's records carry (ctl's ustack_cookie). */
 void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie);
 /* After quiesce: the aliases of the samples the module's arrays name. */

@@ -15,6 +15,7 @@
  */
 #include "staprun.h"
 #include "unwind.h"
+#include "contract/linetable.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -94,6 +95,10 @@ struct sr_ustacks {
 	unsigned long long nsamples, nstacks;
 	struct sr_unwind_result r;
 	struct sr_sym syms[32];
+	/* Kernel source lines (RT_K_* tokens): the module's table, and where
+	 * the running kernel's _text is (0: unknown, lines print as hex). */
+	const struct lt_table *klines;
+	uint64_t ktext;
 	/* A sample whose mappings are still to come (RT_US_PENDING) holds the
 	 * output from it on, unparsed in pend, until they came. */
 	double hold_since;      /* when the hold began; 0: none */
@@ -158,6 +163,37 @@ static void sr_stack_free(struct sr_stack *st)
 void sr_ustacks_set_cookie(struct sr_ustacks *us, uint64_t cookie)
 {
 	us->cookie = cookie;
+}
+
+/* The running kernel's _text, from the first lines of /proc/kallsyms
+ * (it comes among the first symbols; root sees real addresses); 0 if not
+ * there. */
+static uint64_t sr_kernel_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+	uint64_t addr = 0;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n++ < 100000 && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[200];
+
+		if (sscanf(line, "%llx %c %199s", &a, &type, name) == 3 && !strcmp(name, "_text")) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
+void sr_ustacks_set_klines(struct sr_ustacks *us, const struct lt_table *t)
+{
+	us->klines = t;
+	us->ktext = sr_kernel_text();
 }
 
 void sr_ustacks_free(struct sr_ustacks *us)
@@ -541,6 +577,29 @@ static void sr_format(struct sr_ustacks *us, struct sr_text *t, char kind, uint6
 		sr_put(t, " (no further frames: %s)\n", st->note);
 }
 
+/* A kernel address's source line in the form of kind (RT_K_*). */
+static void sr_format_kline(struct sr_ustacks *us, struct sr_text *t, char kind, uint64_t addr,
+			    int flags)
+{
+	const char *file = NULL;
+	int line = 0;
+	uint64_t at = addr - ((flags & RT_K_RETURN) ? 1 : 0);
+	bool known = us->klines && us->ktext && at >= us->ktext &&
+		     !lt_lookup(us->klines, at - us->ktext, &file, &line);
+
+	if (kind == RT_K_AT) {
+		if (known)
+			sr_put(t, " at %s:%d", file, line);
+	} else if (!known)
+		sr_put(t, "0x%llx", (unsigned long long)addr);
+	else if (kind == RT_K_FILE)
+		sr_put(t, "%s", file);
+	else if (kind == RT_K_LINE)
+		sr_put(t, "%d", line);
+	else
+		sr_put(t, "%s:%d", file, line);
+}
+
 static int sr_hexval(const unsigned char *s, int n, uint64_t *v)
 {
 	*v = 0;
@@ -740,6 +799,19 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 			i += need;
 			from = i;
 			continue;
+		}
+		if (rt_k_token_kind(kind)) {
+			if (len - i < RT_US_TOKEN_LEN)
+				break;
+			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&
+			    !sr_hexval(p + i + 20, 2, &count)) {
+				if (i > from)
+					sr_append(&t, p + from, i - from);
+				sr_format_kline(us, &t, kind, id, (int)skip);
+				i += RT_US_TOKEN_LEN;
+				from = i;
+				continue;
+			}
 		}
 		if (rt_us_token_kind(kind)) {
 			if (len - i < RT_US_TOKEN_LEN)

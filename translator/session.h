@@ -209,6 +209,10 @@ struct program {
 	/* pass 2: the user-space files probes are placed in (const struct
 	 * user_elf *), whose symbols usymname() and the like look up */
 	struct ptrvec user_objects;
+	/* pass 2: the kernel's line table file (contract/linetable.h), which
+	 * the module carries when the script names kernel source lines
+	 * (symfileline() and the like); NULL: none */
+	char *kernel_lines;
 };
 
 struct kernel;

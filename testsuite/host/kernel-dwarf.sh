@@ -36,6 +36,30 @@ host_kernel_dwarf() {
 		fail "$name" "$(head -5 <<<"$out")"
 	fi
 
+	# symfileline() and the like: the kernel's line table goes into the
+	# module (a section the kernel does not load), made once into the
+	# cache and made again when the cached file is damaged; with --btf
+	# there are no lines, and a warning says the addresses print in hex.
+	name=host/kernel-dwarf-line-table-cached-and-carried
+	local xdg=$work/line-table-xdg lines=() size1 size2 btf
+	rm -rf "$xdg" && mkdir -p "$xdg"
+	local script='probe kernel.function("vfs_read") { println(symfileline(addr())) exit() }'
+	out=$(XDG_CACHE_HOME=$xdg "$stap" -r "$release" "${a[@]}" -p3 -e "$script" 2>&1)
+	lines=("$xdg"/tapline/lines/*)
+	size1=$(stat -c %s "${lines[0]}" 2>/dev/null || echo 0)
+	[ -f "${lines[0]}" ] && truncate -s 1000 "${lines[0]}"
+	XDG_CACHE_HOME=$xdg "$stap" -r "$release" "${a[@]}" -p3 -e "$script" >/dev/null 2>&1
+	size2=$(stat -c %s "${lines[0]}" 2>/dev/null || echo 0)
+	btf=$(XDG_CACHE_HOME=$xdg "$stap" -r "$release" "${a[@]}" --btf -p3 -e "$script" 2>&1)
+	if [ "${#lines[@]}" = 1 ] && [ "$size1" -gt 1000000 ] && [ "$size2" = "$size1" ] &&
+		grep -q "\.incbin.*${lines[0]}" <<<"$out" && grep -q 'tapline_klines=1' <<<"$out" &&
+		grep -q 'warning: symfileline() prints kernel addresses in hex: --btf' <<<"$btf" &&
+		! grep -q 'tapline_klines' <<<"$btf"; then
+		pass "$name"
+	else
+		fail "$name" "cache files ${#lines[@]}, sizes $size1 then $size2; $(grep -m3 'incbin\|error\|warning' <<<"$out$btf")"
+	fi
+
 	# SystemTap's aliases on inlined functions: their copies from DWARF.
 	name=host/kernel-dwarf-aliases-on-inlined-functions
 	out=$("$stap" -r "$release" "${a[@]}" -p2 -e 'probe tty.resize { printf("%s %d %d\n", name,

@@ -18,6 +18,7 @@
 #include "debuginfo/userelf.h"
 #include "sema/builtins.h"
 #include "sema/regcomp.h"
+#include "contract/linetable.h"
 #include "contract/module.h" /* the checksum entry staprun looks for */
 
 static void var_fields(struct cg *g, const struct ptrvec *vars)
@@ -948,6 +949,16 @@ static void cg_modinfo(const struct session *s, struct strbuf *file, int ustacks
 			  "static const char rt_modinfo_ustack[] __attribute__((section(\".modinfo\"), "
 			  "used, aligned(1))) = \"tapline_ustack=%s,%lld\";\n",
 			  ustacks == 2 ? "keys" : "print", s->limits[LIMIT_MAXBACKTRACE]);
+	/* The kernel's line table for staprun, in a section the kernel does
+	 * not allocate (contract/linetable.h); sema checked the path needs no
+	 * escaping. */
+	if (prog->kernel_lines)
+		sb_printf(file,
+			  "static const char rt_modinfo_klines[] __attribute__((section(\".modinfo\"), "
+			  "used, aligned(1))) = \"tapline_klines=1\";\n"
+			  "__asm__(\".pushsection %s,\\\"\\\",@progbits\\n.incbin \\\"%s\\\"\\n"
+			  ".popsection\");\n",
+			  LT_SECTION, prog->kernel_lines);
 	/* Room for the finished module's checksum of itself, which pass 4
 	 * writes over the zeros (link.c) and staprun verifies. */
 	sb_printf(file,

@@ -95,4 +95,10 @@ int dw_labels(const struct probe_site *func, const char *pattern, struct ptrvec 
 void dw_each_function(struct dw *d, const char *module, void (*fn)(const char *name, void *ctx),
 		      void *ctx);
 
+/* The kernel's line table (contract/linetable.h) from its DWARF, kept in
+ * the cache by build-id: the cache file's path (the table, then a seal
+ * of 8 bytes, which the module carries too: staprun reads the rows the
+ * header counts), or NULL with *why. */
+char *dw_kernel_line_table(struct dw *d, char **why);
+
 #endif

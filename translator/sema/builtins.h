@@ -108,6 +108,10 @@
 	X(B_TASK_BACKTRACE, "task_backtrace", "s:l", false, CHECK_STRING(rt_task_backtrace), "Another task's kernel call chain (a task_struct pointer, as pid2task() gives), innermost first, as hex addresses; an error when it is no live task.") \
 	X(B_PRINT_BACKTRACE, "print_backtrace", "v:", true, DO(rt_print_backtrace), "Print the kernel call chain of the hit, one symbolized line per frame.") \
 	X(B_SPRINT_BACKTRACE, "sprint_backtrace", "s:", true, STRING(rt_sprint_backtrace), "The kernel call chain as print_backtrace() prints it.") \
+	X(B_PRINT_BACKTRACE_FILELINE, "print_backtrace_fileline", "v:", true, DO(rt_print_backtrace_fileline), "Print the kernel call chain as print_backtrace() does, with each frame's source file and line (\" at file:line\"), named by staprun from the kernel's line table.") \
+	X(B_SYMFILELINE, "symfileline", "s:l", false, STRING(rt_symfileline), "The source file and line (\"file:line\") of a kernel address, else the address in hex; named by staprun from the kernel's line table, which the module carries.") \
+	X(B_SYMFILE, "symfile", "s:l", false, STRING(rt_symfile), "The source file of a kernel address, else the address in hex; named by staprun.") \
+	X(B_SYMLINE, "symline", "s:l", false, STRING(rt_symline), "The source line number of a kernel address, else the address in hex; named by staprun.") \
 	X(B_PRINT_STACK, "print_stack", "v:s", false, DO(rt_print_stack), "Print a backtrace() string, one symbolized line per address.") \
 	X(B_UBACKTRACE, "ubacktrace", "s:", true, STRING(rt_ubacktrace), "The current task's user stack, innermost first: a token that prints as hex addresses, unwound by staprun; arrays keyed by it merge equal stacks.") \
 	X(B_UCALLERS, "ucallers", "s:l", true, STRING(rt_ucallers), "The first N callers in the current task's user stack (ubacktrace() without the innermost frame).") \

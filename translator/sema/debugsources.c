@@ -12,6 +12,7 @@
 #include "debuginfo/btf.h"
 #include "debuginfo/dw.h"
 #include "front/diag.h"
+#include "sema/builtins.h"
 #include "sema/sema.h"
 
 /* The index of the system's debug files and the DWARF reader over it,
@@ -86,4 +87,51 @@ void sema_kernel_dwarf_hint(struct session *s, const char *what)
 		diag_hint("the kernel's DWARF is installed, but this probe point reads none: "
 			  "kernel.function(\"NAME\") does (kprobe.function and symbol-table probes "
 			  "do not)");
+}
+
+/* The built-ins that name kernel source lines (from the module's line
+ * table, which staprun reads). */
+static void find_line_user(struct node *n, void *found)
+{
+	const struct builtin *b = n->kind == N_CALL && n->name ? builtin_find(n->name) : NULL;
+	if (b && !*(struct node **)found &&
+	    (b->id == B_SYMFILELINE || b->id == B_SYMFILE || b->id == B_SYMLINE ||
+	     b->id == B_PRINT_BACKTRACE_FILELINE))
+		*(struct node **)found = n;
+	ast_for_children(n, find_line_user, found);
+}
+
+/*
+ * A script that names kernel source lines gets the kernel's line table
+ * (built once per kernel, kept in the cache) for its module to carry:
+ * staprun names the lines. Without the kernel's DWARF they print as
+ * addresses, as SystemTap's do where it knows no line; a warning says so.
+ */
+void sema_kernel_lines(struct session *s)
+{
+	struct node *use = NULL;
+	for (size_t i = 0; i < s->prog.handlers.n && !use; i++)
+		find_line_user(((struct handler *)s->prog.handlers.v[i])->body, &use);
+	for (size_t i = 0; i < s->prog.functions.n && !use; i++)
+		find_line_user(((struct symbol *)s->prog.functions.v[i])->decl, &use);
+	if (!use || s->last_pass < 3)
+		return;
+	char *why = NULL;
+	struct dw *d = s->force_btf || s->force_symtab ? NULL : sema_debuginfo(s);
+	s->prog.kernel_lines = d ? dw_kernel_line_table(d, &why) : NULL;
+	/* The module names the file in an assembler string (codegen.c). */
+	if (s->prog.kernel_lines && strpbrk(s->prog.kernel_lines, "\"\\\n")) {
+		why = xasprintf("the cache's path %s has a quote, backslash or newline",
+				s->prog.kernel_lines);
+		free(s->prog.kernel_lines);
+		s->prog.kernel_lines = NULL;
+	}
+	if (!s->prog.kernel_lines) {
+		diag_warning(use->loc, D_NO_DEBUGINFO,
+			     "%s() prints kernel addresses in hex: %s", use->name,
+			     why ? why : "--btf and --symtab read no line tables");
+		if (!d || !sema_kernel_dwarf_installed(s))
+			sema_kernel_dwarf_hint(s, "source lines");
+	}
+	free(why);
 }

@@ -43,7 +43,8 @@ static void find_register_read(struct node *n, void *found)
 {
 	const struct builtin *b = n->kind == N_CALL && n->name ? builtin_find(n->name) : NULL;
 	if (b && ((b->id >= B_INT_ARG && b->id <= B_RETURNVAL) || b->id == B_BACKTRACE ||
-		  b->id == B_PRINT_BACKTRACE || b->id == B_SPRINT_BACKTRACE || b->id == B_PRINT_REGS))
+		  b->id == B_PRINT_BACKTRACE || b->id == B_SPRINT_BACKTRACE || b->id == B_PRINT_REGS ||
+		  b->id == B_PRINT_BACKTRACE_FILELINE))
 		*(bool *)found = true;
 	ast_for_children(n, find_register_read, found);
 }
@@ -236,8 +237,10 @@ int sema_elaborate(struct session *s)
 	if (errors)
 		return errors;
 	errors += types_check(s);
-	if (!errors)
+	if (!errors) {
 		counters_find(s);
+		sema_kernel_lines(s);
+	}
 	callees_fold(s);
 	return errors;
 }

@@ -55,6 +55,9 @@ struct dw *sema_debuginfo(struct session *s);
  * probes"): install it, or, when it is installed, what stands in the way. */
 void sema_kernel_dwarf_hint(struct session *s, const char *what);
 bool sema_kernel_dwarf_installed(struct session *s);
+/* When the script names kernel source lines: the kernel's line table for
+ * its module (prog.kernel_lines), or a warning that they print as hex. */
+void sema_kernel_lines(struct session *s);
 /* Let the runtime find the kernel's _text (from _printk's offset, which
  * this records in the program); false if the kernel's symbols do not say. */
 bool sema_find_text(struct session *s);
