@@ -1219,6 +1219,7 @@ static int sr_run(const char *name, int dst_fd)
 	}
 	sr_ustacks_free(relay.ustacks);
 	relay.ustacks = NULL;
+	lt_close(&sr_klines);
 	/* The end probes' system() commands. */
 	sr_relay_commands(&relay);
 	if (relay.cmd_fd >= 0)

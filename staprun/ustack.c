@@ -800,27 +800,18 @@ int sr_ustacks_filter(struct sr_ustacks *us, const char *buf, size_t n,
 			from = i;
 			continue;
 		}
-		if (rt_k_token_kind(kind)) {
+		/* A token: a user stack's, or a kernel address's source line. */
+		if (rt_us_token_kind(kind) || rt_k_token_kind(kind)) {
 			if (len - i < RT_US_TOKEN_LEN)
 				break;
 			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&
 			    !sr_hexval(p + i + 20, 2, &count)) {
 				if (i > from)
 					sr_append(&t, p + from, i - from);
-				sr_format_kline(us, &t, kind, id, (int)skip);
-				i += RT_US_TOKEN_LEN;
-				from = i;
-				continue;
-			}
-		}
-		if (rt_us_token_kind(kind)) {
-			if (len - i < RT_US_TOKEN_LEN)
-				break;
-			if (!sr_hexval(p + i + 2, 16, &id) && !sr_hexval(p + i + 18, 2, &skip) &&
-			    !sr_hexval(p + i + 20, 2, &count)) {
-				if (i > from)
-					sr_append(&t, p + from, i - from);
-				sr_format(us, &t, kind, id, (int)skip, (int)count);
+				if (rt_k_token_kind(kind))
+					sr_format_kline(us, &t, kind, id, (int)skip);
+				else
+					sr_format(us, &t, kind, id, (int)skip, (int)count);
 				i += RT_US_TOKEN_LEN;
 				from = i;
 				continue;
