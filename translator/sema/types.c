@@ -697,7 +697,8 @@ static enum type check_builtin(struct checker *c, struct node *n, enum type want
 		 * where the array stands for its address: so it does here. */
 		struct node *a = n->list;
 		bool target = a->kind == N_TARGET || a->kind == N_CAST || a->kind == N_ATVAR;
-		if (target && !a->addr_of && !a->pretty && c->h &&
+		/* (A @cast needs no probe hit: in a function too.) */
+		if (target && !a->addr_of && !a->pretty && (c->h || a->kind == N_CAST) &&
 		    check_expr(c, a, T_UNKNOWN) == T_STRING) {
 			a->addr_of = true;
 			a->access = NULL;
