@@ -234,8 +234,9 @@ void diag_set_warnings_are_errors(bool on)
 
 void diag_warning(struct loc loc, enum diag_code code, const char *fmt, ...)
 {
-	if (warnings_are_errors) {
-		/* -W: reported and counted as the error it now is. */
+	if (warnings_are_errors && warnings_on) {
+		/* -W: reported and counted as the error it now is (unless -w
+		 * silenced warnings, as SystemTap's -wW does). */
 		last_shown = !quiet;
 		nerrors++;
 		if (quiet)
