@@ -3,8 +3,8 @@
  * The kernel's line table in the form a module carries it for staprun
  * (contract/linetable.h): every unit's rows as offsets from _text, in
  * address order, a row kept only where the file or line changes. Made
- * once per kernel (2 s and about 8 MB for Debian's 6.1) and kept in the
- * cache by build-id.
+ * once per kernel (3 s and 3.4 MB for Debian's 6.1, 5 s and 4.0 MB for
+ * 6.12) and kept in the cache by build-id.
  */
 #include <dwarf.h>
 #include <inttypes.h>
@@ -32,7 +32,7 @@ struct lt_build {
 };
 
 struct name_slot {
-	const char *name; /* libdw's, alive while the DWARF is open */
+	const char *name; /* the copy in names */
 	uint32_t index;   /* + 1 */
 };
 
