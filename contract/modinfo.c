@@ -237,6 +237,15 @@ static int sr_elf_section(const struct sr_elf *e, const char *name,
 	return -1;
 }
 
+/* The header of the section named NAME in e's image, its ELF header and
+ * section table checked on the way. */
+static int sr_elf_find(struct sr_elf *e, const char *name, Elf64_Shdr *s, char *err,
+		       size_t errlen)
+{
+	return sr_elf_header(e, err, errlen) || sr_elf_sections(e, err, errlen) ||
+	       sr_elf_section(e, name, s, err, errlen) ? -1 : 0;
+}
+
 int sr_modinfo_parse(const void *image, size_t size, const char *path,
 		     struct sr_modinfo *mi, char *err, size_t errlen)
 {
@@ -244,8 +253,7 @@ int sr_modinfo_parse(const void *image, size_t size, const char *path,
 	Elf64_Shdr s;
 
 	memset(mi, 0, sizeof(*mi));
-	if (sr_elf_header(&e, err, errlen) || sr_elf_sections(&e, err, errlen) ||
-	    sr_elf_section(&e, ".modinfo", &s, err, errlen))
+	if (sr_elf_find(&e, ".modinfo", &s, err, errlen))
 		return -1;
 	/* sr_fits() bounded the size by the image's, so this is sane. */
 	mi->data = malloc(s.sh_size + 1);
@@ -269,8 +277,7 @@ int sr_section_find(const void *image, size_t size, const char *path, const char
 	struct sr_elf e = { .path = path, .image = image, .size = size };
 	Elf64_Shdr s;
 
-	if (sr_elf_header(&e, err, errlen) || sr_elf_sections(&e, err, errlen) ||
-	    sr_elf_section(&e, name, &s, err, errlen))
+	if (sr_elf_find(&e, name, &s, err, errlen))
 		return -1;
 	*off = s.sh_offset;
 	*len = s.sh_size;
