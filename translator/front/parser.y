@@ -255,6 +255,22 @@ static struct node *address_of(struct node *e, YYLTYPE at)
 	return e;
 }
 
+/* "KEY in @hist_log(s)": the bucket's count, as "@hist_log(s)[KEY]" is. */
+static struct node *hist_in(struct node *keys, YYLTYPE at, enum agg agg, struct node *operand,
+			    struct node *args, YYLTYPE hist_at)
+{
+	struct node *h = mk(N_HIST, hist_at);
+	h->agg = agg;
+	h->lhs = operand;
+	h->list = args;
+	struct node *n = mk(N_INDEX, at);
+	n->lhs = h;
+	n->list = keys;
+	if (keys && keys->next)
+		diag_error(keys->next->loc, D_SYNTAX, "a histogram has one index, its bucket");
+	return n;
+}
+
 /* '$' or '$$' after an operand that is no target: all of what it points
  * to, printed (an autocast with no members). */
 static struct node *pretty_of(struct node *e, int pretty, YYLTYPE at)
@@ -673,6 +689,10 @@ expr
 	| expr '&' expr		{ $$ = mk_binary(OP_BITAND, @2, $1, $3); }
 	| expr IN IDENT
 		{ $$ = mk(N_IN, @2); $$->name = $3; $$->list = $1; deep_check($$, $1, NULL); }
+	/* A histogram's bucket is "in" it when it counted something: the
+	 * bucket's count, as SystemTap gives it. */
+	| expr IN HIST_OP '(' stat_operand opt_hist_args ')'
+		{ $$ = hist_in($1, @2, $3, $5, $6, @3); }
 	| expr EQ expr		{ $$ = mk_binary(OP_EQ, @2, $1, $3); }
 	| expr NE expr		{ $$ = mk_binary(OP_NE, @2, $1, $3); }
 	| expr '<' expr		{ $$ = mk_binary(OP_LT, @2, $1, $3); }
@@ -718,6 +738,8 @@ primary
 	| IDENT args		{ $$ = mk(N_CALL, @1); $$->name = $1; $$->list = $2; }
 	| IDENT '[' keys ']'	{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; }
 	| '[' keys ']' IN IDENT	{ $$ = mk(N_IN, @4); $$->name = $5; $$->list = $2; }
+	| '[' keys ']' IN HIST_OP '(' stat_operand opt_hist_args ')'
+		{ $$ = hist_in($2, @4, $5, $7, $8, @5); }
 	| target %prec LOWEST
 	| STAT_OP '(' stat_operand ')'
 		{ $$ = mk(N_STAT, @1); $$->agg = $1; $$->lhs = $3; }
