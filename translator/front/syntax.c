@@ -107,23 +107,6 @@ static void check(struct syntax *sx, struct node *n)
 	ast_for_children(n, check_child, sx);
 }
 
-/* A probe point's condition ("probe P if (COND)") is evaluated when the
- * probe is armed and whenever its globals change: it only reads them. */
-static void check_condition(struct node *n, void *ctx)
-{
-	(void)ctx;
-	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE) {
-		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition cannot change anything");
-		return;
-	}
-	if (n->kind == N_CALL) {
-		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition cannot call '%s': it "
-			   "reads globals only", n->name);
-		return;
-	}
-	ast_for_children(n, check_condition, ctx);
-}
-
 static void check_params(struct node *fn)
 {
 	for (struct node *p = fn->list; p; p = p->next)
@@ -163,10 +146,6 @@ void syntax_check(int file, bool guru, struct ptrvec *decls, size_t first)
 			check_params(d);
 		if (d->kind == N_GLOBAL)
 			check_global(decls, first, i);
-		if (d->kind == N_PROBE || d->kind == N_ALIAS)
-			for (struct node *pt = d->list; pt; pt = pt->next)
-				if (pt->cond)
-					check_condition(pt->cond, NULL);
 		check(&sx, d);
 	}
 }

@@ -450,12 +450,22 @@ static void walk_call(struct resolver *r, struct node *n)
 		unknown_function(r, n);
 }
 
-/* A probe point's condition reads globals only (pass 1 saw it calls and
- * changes nothing): it is evaluated whenever they change, where no
- * probe's locals exist. */
+/* A probe point's condition reads globals only, calls nothing and
+ * changes nothing: it is evaluated when the probe is armed and whenever
+ * those globals change, where no probe's locals exist. (Pass 2's rule, as
+ * in SystemTap: such a script still parses, and -p1 prints it.) */
 static void condition_global(struct node *n, void *ctx)
 {
 	struct resolver *r = ctx;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE) {
+		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition cannot change anything");
+		return;
+	}
+	if (n->kind == N_CALL) {
+		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition cannot call '%s': it "
+			   "reads globals only", n->name);
+		return;
+	}
 	if ((n->kind == N_VAR || n->kind == N_IN || (n->kind == N_INDEX && n->name)) &&
 	    !sema_find_global(r->s, n->name, n->loc.file)) {
 		diag_error(n->loc, D_BAD_PROBE_ARG, "a probe point's condition reads globals only; "
