@@ -249,7 +249,7 @@ struct session {
 	bool timing;              /* -t: each probe's hits and time, reported at the end */
 	bool suppress_handler_errors; /* --suppress-handler-errors: a failing hit is skipped */
 	bool suppress_time_limits; /* --suppress-time-limits (guru mode) */
-	const char *compatible;   /* --compatible=VERSION: accepted, nothing changes */
+	const char *compatible;   /* --compatible=VERSION: systemtap_v, and autocast from 2.6 */
 	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */
 	bool ldd;                 /* --ldd */
 	bool guru;                /* -g: guru mode */

@@ -46,6 +46,7 @@ struct parse_state {
 	int skip_braces;
 	int quiet_line;        /* after an unsupported construct, its line is quiet */
 	int quiet_file;
+	bool no_autocast;      /* a user script under --compatible older than 2.6 */
 };
 
 void parse_report_unsupported(struct parse_state *ps, struct loc loc, const char *what);
@@ -241,11 +242,21 @@ static bool is_target_kind(const struct node *n)
 	       n->kind == N_AUTOCAST;
 }
 
+/* Autocast came with SystemTap 2.6: under an older --compatible, members
+ * (and '&', '$', '$$') belong to target variables and @cast only. */
+static void autocast_allowed(struct parse_state *ps, YYLTYPE at)
+{
+	if (ps->no_autocast)
+		diag_error(at, D_SYNTAX, "members of a value that is no target variable or @cast "
+			   "(autocast) came with SystemTap 2.6: --compatible asks for an older language");
+}
+
 /* '&' before an operand: a target's (or an autocast's) address; of any
  * other value, an autocast with no members, which sema judges. */
-static struct node *address_of(struct node *e, YYLTYPE at)
+static struct node *address_of(struct parse_state *ps, struct node *e, YYLTYPE at)
 {
 	if (!is_target_kind(e) || e->addr_of || (e->kind == N_AUTOCAST && !e->list)) {
+		autocast_allowed(ps, at);
 		struct node *a = mk(N_AUTOCAST, at);
 		a->lhs = e;
 		e = a;
@@ -273,8 +284,9 @@ static struct node *hist_in(struct node *keys, YYLTYPE at, enum agg agg, struct 
 
 /* '$' or '$$' after an operand that is no target: all of what it points
  * to, printed (an autocast with no members). */
-static struct node *pretty_of(struct node *e, int pretty, YYLTYPE at)
+static struct node *pretty_of(struct parse_state *ps, struct node *e, int pretty, YYLTYPE at)
 {
+	autocast_allowed(ps, at);
 	struct node *a = mk(N_AUTOCAST, at);
 	a->lhs = e;
 	a->pretty = pretty;
@@ -716,7 +728,7 @@ expr
 	| '~' expr %prec UNARY	{ $$ = mk_unary(N_UNARY, OP_BITNOT, @1, $2); }
 	| INC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_INC, @1, $2); }
 	| DEC expr %prec UNARY	{ $$ = mk_unary(N_INCDEC, OP_DEC, @1, $2); }
-	| '&' primary %prec UNARY	{ $$ = address_of($2, @1); }
+	| '&' primary %prec UNARY	{ $$ = address_of(ps, $2, @1); }
 	| postfix
 	;
 
@@ -761,11 +773,12 @@ primary
 	/* Members of any other value: its type is known from where it came
 	 * (autocast, SystemTap 2.6). */
 	| primary member members opt_pretty
-		{ $$ = mk(N_AUTOCAST, @2); $$->lhs = $1; with_members($$, ast_append($2, $3), $4);
+		{ autocast_allowed(ps, @2);
+		  $$ = mk(N_AUTOCAST, @2); $$->lhs = $1; with_members($$, ast_append($2, $3), $4);
 		  deep_check($$, $1, NULL); }
 	/* Or the whole of what it points to, printed. */
-	| primary PRETTY1	{ $$ = pretty_of($1, 1, @2); }
-	| primary PRETTY2	{ $$ = pretty_of($1, 2, @2); }
+	| primary PRETTY1	{ $$ = pretty_of(ps, $1, 1, @2); }
+	| primary PRETTY2	{ $$ = pretty_of(ps, $1, 2, @2); }
 	;
 
 /* target -> '$'name members ['$' | '$$'] | '@cast' (...) members [...] | '@var' (...) members [...] */
@@ -1087,7 +1100,9 @@ int parse_file(int file, struct pp_env *env, struct ptrvec *decls)
 	int before = diag_errors();
 	too_deep_reported = false;
 	size_t first = decls->n;
-	struct parse_state ps = { .pp = pp_open(file, env, false), .decls = decls };
+	struct parse_state ps = { .pp = pp_open(file, env, false), .decls = decls,
+				  .no_autocast = !src_get(file)->is_tapset &&
+						 pp_compatible_before(env, "2.6") };
 	stp_parse(&ps);
 	pp_close(ps.pp);
 	syntax_check(file, env->guru, decls, first);

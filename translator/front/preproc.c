@@ -680,6 +680,11 @@ static bool version_cmp(const char *have, int op, const char *want)
 	return compare(op, strverscmp(have, want));
 }
 
+bool pp_compatible_before(const struct pp_env *env, const char *version)
+{
+	return env->systemtap_v && strverscmp(env->systemtap_v, version) < 0;
+}
+
 /* A CONFIG_ option's value as a number, as the kernel writes them (decimal or 0x). */
 static bool config_number(const char *value, long long *num)
 {
@@ -828,7 +833,8 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 		result = version_cmp(v, op.kind, r.str);
 		free(v);
 	} else if (!strcmp(name, "systemtap_v")) {
-		result = version_cmp(PP_SYSTEMTAP_VERSION, op.kind, r.str);
+		result = version_cmp(pp->env->systemtap_v ? pp->env->systemtap_v : PP_SYSTEMTAP_VERSION,
+				     op.kind, r.str);
 	} else if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
 		   !strcmp(name, "systemtap_privilege") || !strncmp(name, "CONFIG_", 7)) {
 		const char *have = !strcmp(name, "arch")    ? env->arch :

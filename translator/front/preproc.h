@@ -19,6 +19,7 @@ struct pp_env {
 	const char *arch;        /* arch */
 	const char *config_path; /* the kernel's .config, read at the first CONFIG_ test */
 	bool guru;               /* guru_mode */
+	const char *systemtap_v; /* --compatible=VERSION, else PP_SYSTEMTAP_VERSION */
 	long long maxstringlen;  /* @MAXSTRINGLEN: -D MAXSTRINGLEN, the string size */
 	char **argv;             /* $1 ... $argc */
 	int argc;
@@ -29,8 +30,12 @@ struct pp_env {
  * unquoted; "" when unset. The file is read once. */
 const char *pp_config_value(const struct pp_env *env, const char *name);
 
-/* The compatibility version systemtap_v compares against. */
+/* The language version systemtap_v is without --compatible. */
 #define PP_SYSTEMTAP_VERSION "5.1"
+
+/* Whether the script asked for a language older than VERSION
+ * (--compatible=2.5 is older than "2.6"). */
+bool pp_compatible_before(const struct pp_env *env, const char *version);
 
 struct pp;
 union STP_STYPE;
