@@ -54,7 +54,9 @@ static void locate_files(struct session *s)
 	if (!data)
 		data = in_tree ? TAPLINE_SRCDIR : TAPLINE_PKGDATADIR;
 	s->runtime_dir = path_join(data, "runtime");
-	s->tapset_dir = path_join(data, "tapsets");
+	/* SystemTap's variable: another tapset library in place of ours. */
+	const char *tapsets = getenv("SYSTEMTAP_TAPSET");
+	s->tapset_dir = tapsets && *tapsets ? xstrdup(tapsets) : path_join(data, "tapsets");
 	s->staprun_path = in_tree ? path_join(TAPLINE_BUILDDIR, "staprun/staprun")
 				  : path_join(TAPLINE_LIBEXECDIR, "staprun");
 }

@@ -30,6 +30,17 @@ host_systemtap_options() {
 	out=$(cd "$work" && "$stap" -p4 -r "$release" -m opt_defines -D SOME_FLAG -D OTHER=2 \
 		-e 'probe begin { exit() }' 2>&1) || bad+="-D passed to the compiler: $out"$'\n'
 	rm -f "$work/opt_defines.ko"
+	# SYSTEMTAP_TAPSET: this library in place of Tapline's (its macros too).
+	mkdir -p "$work/own-tapsets"
+	echo 'function answer() { return @six * 7 }' >"$work/own-tapsets/answer.stp"
+	echo '@define six %( 6 %)' >"$work/own-tapsets/six.stpm"
+	out=$(SYSTEMTAP_TAPSET=$work/own-tapsets "$stap" -p2 -r "$release" \
+		-e 'probe begin { println(answer()) }' 2>&1) &&
+		grep -q '^answer:long ()' <<<"$out" || bad+="SYSTEMTAP_TAPSET: $out"$'\n'
+	out=$(SYSTEMTAP_TAPSET=$work/own-tapsets "$stap" -p2 -r "$release" \
+		-e 'probe begin { ansi_clear_screen() }' 2>&1)
+	[ $? -eq 1 ] && grep -q "unknown function 'ansi_clear_screen'" <<<"$out" ||
+		bad+="SYSTEMTAP_TAPSET replaces the library: $out"$'\n'
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
 
 	name=host/systemtap-options-refused-with-reasons
