@@ -75,6 +75,8 @@ static void usage(FILE *f)
 		"                stacks); -d MODULE is accepted (kernel symbols come from kallsyms)\n"
 		"  --ldd         -d for the shared libraries the probed programs need\n"
 		"  --prologue-searching[=always|never|auto]  accepted for SystemTap's scripts\n"
+		"  --skip-badvars  a $variable that cannot be read at a probe is 0 there,\n"
+		"                with a warning, instead of an error\n"
 		"  --suppress-handler-errors  a hit that fails is skipped and counted, and the\n"
 		"                script goes on (as try { ... } catch { next })\n"
 		"  --suppress-time-limits  with -g: no overload check, MAXACTION and MAXHITTIME\n"
@@ -235,7 +237,8 @@ void options_parse(struct session *s, int argc, char **argv)
 	enum { OPT_VM = 256, OPT_VM_TIMEOUT, OPT_VM_FILE, OPT_VM_MODULE, OPT_VM_NET, OPT_LDD, OPT_COMPATIBLE,
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_PROBE_TYPES, OPT_ALL_MODULES,
-	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_PROLOGUE_SEARCHING };
+	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_PROLOGUE_SEARCHING,
+	       OPT_SKIP_BADVARS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -247,6 +250,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
+		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "suppress-time-limits", no_argument, NULL, OPT_SUPPRESS_TIME_LIMITS },
 		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 		{ "debug-archive", required_argument, NULL, OPT_DEBUG_ARCHIVE },
@@ -393,6 +397,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_SUPPRESS_HANDLER_ERRORS:
 			s->suppress_handler_errors = true;
+			break;
+		case OPT_SKIP_BADVARS:
+			s->skip_badvars = true;
 			break;
 		case OPT_SUPPRESS_TIME_LIMITS:
 			s->suppress_time_limits = true;

@@ -248,6 +248,7 @@ struct session {
 	int exit_after_s;         /* -T: the script exits after this many seconds; 0: never */
 	bool timing;              /* -t: each probe's hits and time, reported at the end */
 	bool suppress_handler_errors; /* --suppress-handler-errors: a failing hit is skipped */
+	bool skip_badvars;        /* --skip-badvars: a $var that cannot be read is 0 */
 	bool suppress_time_limits; /* --suppress-time-limits (guru mode) */
 	const char *compatible;   /* --compatible=VERSION: systemtap_v, and autocast from 2.6 */
 	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */

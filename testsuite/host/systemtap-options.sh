@@ -30,6 +30,12 @@ host_systemtap_options() {
 	out=$(cd "$work" && "$stap" -p4 -r "$release" -m opt_defines -D SOME_FLAG -D OTHER=2 \
 		-e 'probe begin { exit() }' 2>&1) || bad+="-D passed to the compiler: $out"$'\n'
 	rm -f "$work/opt_defines.ko"
+	# --skip-badvars warns of each variable it makes 0, naming the function
+	# (testsuite/vm/skip-badvars-reads-zero.stp runs it).
+	out=$("$stap" -p2 -r "$release" --skip-badvars \
+		-e 'probe kernel.function("vfs_read") { println($no_such) }' 2>&1) &&
+		grep -q "warning: '\$no_such' cannot be read at vfs_read: --skip-badvars makes it 0" \
+			<<<"$out" || bad+="--skip-badvars: $out"$'\n'
 	# SYSTEMTAP_TAPSET: this library in place of Tapline's (its macros too).
 	mkdir -p "$work/own-tapsets"
 	echo 'function answer() { return @six * 7 }' >"$work/own-tapsets/answer.stp"

@@ -463,6 +463,21 @@ static enum type check_target(struct checker *c, struct node *n)
 		}
 		return T_LONG;
 	}
+	/* --skip-badvars: what cannot be read here is 0, with a warning. */
+	if (!n->access && c->s->skip_badvars &&
+	    !(n->access = target_resolve(c->s, c->h, n, c->in_entry, true))) {
+		char *text = ast_expr_text(n);
+		diag_warning(n->loc, D_TARGET_VARIABLE,
+			     "'%s' cannot be read at %s: --skip-badvars makes it 0", text,
+			     c->h->site->function);
+		free(text);
+		n->kind = N_NUM;
+		n->num = 0;
+		n->list = NULL;
+		n->pretty = 0;
+		n->addr_of = false;
+		return T_LONG;
+	}
 	if (!n->access)
 		n->access = target_resolve(c->s, c->h, n, c->in_entry, false);
 	if (!n->access)
