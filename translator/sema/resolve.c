@@ -127,6 +127,16 @@ static bool same_scope(const struct node *a, const struct node *b)
 	return true;
 }
 
+static bool is_print_family(const char *name)
+{
+	static const char *const print[] = { "print",  "println",  "printf",  "printd",  "printdln",
+					     "sprint", "sprintln", "sprintf", "sprintd", "sprintdln" };
+	for (size_t i = 0; i < ARRAY_SIZE(print); i++)
+		if (!strcmp(name, print[i]))
+			return true;
+	return false;
+}
+
 static void collect_function(struct session *s, struct node *d)
 {
 	struct ptrvec *all = &s->prog.all_functions;
@@ -151,7 +161,10 @@ static void collect_function(struct session *s, struct node *d)
 			return;
 		}
 	}
-	if (builtin_find(d->name)) {
+	/* Most of Tapline's built-in functions are tapset functions in
+	 * SystemTap, which a script's own function of the name replaces (its
+	 * semok seven: printk); the print family is the language's own. */
+	if (builtin_find(d->name) && (!in_user_file(s, d->loc) || is_print_family(d->name))) {
 		diag_error(d->loc, D_REDEFINED, "'%s' is a built-in function and cannot be redefined",
 			   d->name);
 		return;
