@@ -530,7 +530,8 @@ static char *cg_target_assign(struct cg *g, struct node *n)
 
 static char *cg_assign(struct cg *g, struct node *n)
 {
-	if (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST || n->lhs->kind == N_ATVAR)
+	if (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST || n->lhs->kind == N_ATVAR ||
+	    n->lhs->kind == N_AUTOCAST)
 		return cg_target_assign(g, n);
 	if (n->lhs->kind == N_INDEX)
 		return cg_element_assign(g, n);

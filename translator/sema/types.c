@@ -904,9 +904,12 @@ static enum type check_target_assign(struct checker *c, struct node *n)
 	return T_LONG;
 }
 
+/* What a guru-mode assignment writes to the probed code's memory or
+ * registers: a target variable, a cast's or an autocast's member. */
 static bool is_target_node(const struct node *n)
 {
-	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR;
+	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ATVAR ||
+	       (n->kind == N_AUTOCAST && n->list);
 }
 
 /*
