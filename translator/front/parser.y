@@ -266,16 +266,21 @@ static struct node *address_of(struct parse_state *ps, struct node *e, YYLTYPE a
 	return e;
 }
 
-/* "KEY in @hist_log(s)": the bucket's count, as "@hist_log(s)[KEY]" is. */
-static struct node *hist_in(struct node *keys, YYLTYPE at, enum agg agg, struct node *operand,
-			    struct node *args, YYLTYPE hist_at)
+/* @hist_linear(s, ...) or @hist_log(s). */
+static struct node *mk_hist(enum agg agg, struct node *operand, struct node *args, YYLTYPE at)
 {
-	struct node *h = mk(N_HIST, hist_at);
+	struct node *h = mk(N_HIST, at);
 	h->agg = agg;
 	h->lhs = operand;
 	h->list = args;
+	return h;
+}
+
+/* "KEY in @hist_log(s)": the bucket's count, as "@hist_log(s)[KEY]" is. */
+static struct node *hist_in(struct node *keys, YYLTYPE at, struct node *hist)
+{
 	struct node *n = mk(N_INDEX, at);
-	n->lhs = h;
+	n->lhs = hist;
 	n->list = keys;
 	if (keys && keys->next)
 		diag_error(keys->next->loc, D_SYNTAX, "a histogram has one index, its bucket");
@@ -671,7 +676,7 @@ foreach_source
 	| IDENT '[' keys ']' STAT_OP sort
 		{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; $$->agg = $5; $$->sort = (int)$6; }
 	| HIST_OP '(' stat_operand opt_hist_args ')'
-		{ $$ = mk(N_HIST, @1); $$->agg = $1; $$->lhs = $3; $$->list = $4; }
+		{ $$ = mk_hist($1, $3, $4, @1); }
 	;
 
 /* limit -> 'limit' expr */
@@ -704,7 +709,7 @@ expr
 	/* A histogram's bucket is "in" it when it counted something: the
 	 * bucket's count, as SystemTap gives it. */
 	| expr IN HIST_OP '(' stat_operand opt_hist_args ')'
-		{ $$ = hist_in($1, @2, $3, $5, $6, @3); }
+		{ $$ = hist_in($1, @2, mk_hist($3, $5, $6, @3)); }
 	| expr EQ expr		{ $$ = mk_binary(OP_EQ, @2, $1, $3); }
 	| expr NE expr		{ $$ = mk_binary(OP_NE, @2, $1, $3); }
 	| expr '<' expr		{ $$ = mk_binary(OP_LT, @2, $1, $3); }
@@ -751,17 +756,16 @@ primary
 	| IDENT '[' keys ']'	{ $$ = mk(N_INDEX, @1); $$->name = $1; $$->list = $3; }
 	| '[' keys ']' IN IDENT	{ $$ = mk(N_IN, @4); $$->name = $5; $$->list = $2; }
 	| '[' keys ']' IN HIST_OP '(' stat_operand opt_hist_args ')'
-		{ $$ = hist_in($2, @4, $5, $7, $8, @5); }
+		{ $$ = hist_in($2, @4, mk_hist($5, $7, $8, @5)); }
 	| target %prec LOWEST
 	| STAT_OP '(' stat_operand ')'
 		{ $$ = mk(N_STAT, @1); $$->agg = $1; $$->lhs = $3; }
 	| STAT_OP '(' stat_operand ',' expr ')'
 		{ $$ = mk(N_STAT, @1); $$->agg = $1; $$->lhs = $3; $$->rhs = $5; }
 	| HIST_OP '(' stat_operand opt_hist_args ')' %prec LOWEST
-		{ $$ = mk(N_HIST, @1); $$->agg = $1; $$->lhs = $3; $$->list = $4; }
+		{ $$ = mk_hist($1, $3, $4, @1); }
 	| HIST_OP '(' stat_operand opt_hist_args ')' '[' expr ']'
-		{ struct node *h = mk(N_HIST, @1); h->agg = $1; h->lhs = $3; h->list = $4;
-		  $$ = mk(N_INDEX, @6); $$->lhs = h; $$->list = $7; }
+		{ $$ = mk(N_INDEX, @6); $$->lhs = mk_hist($1, $3, $4, @1); $$->list = $7; }
 	| AT_ENTRY '(' expr ')'	{ $$ = mk(N_ENTRY, @1); $$->lhs = $3; }
 	| AT_DEFINED '(' expr ')'	{ $$ = mk(N_DEFINED, @1); $$->lhs = $3; }
 	| AT_PROBEWRITE '(' IDENT ')'

@@ -127,14 +127,15 @@ static bool same_scope(const struct node *a, const struct node *b)
 	return true;
 }
 
-static bool is_print_family(const char *name)
+static bool is_print_family(const struct builtin *b)
 {
-	static const char *const print[] = { "print",  "println",  "printf",  "printd",  "printdln",
-					     "sprint", "sprintln", "sprintf", "sprintd", "sprintdln" };
-	for (size_t i = 0; i < ARRAY_SIZE(print); i++)
-		if (!strcmp(name, print[i]))
-			return true;
-	return false;
+	switch (b->id) {
+	case B_PRINT: case B_PRINTLN: case B_PRINTD: case B_PRINTDLN: case B_PRINTF:
+	case B_SPRINT: case B_SPRINTLN: case B_SPRINTD: case B_SPRINTDLN: case B_SPRINTF:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static void collect_function(struct session *s, struct node *d)
@@ -164,7 +165,8 @@ static void collect_function(struct session *s, struct node *d)
 	/* Most of Tapline's built-in functions are tapset functions in
 	 * SystemTap, which a script's own function of the name replaces (its
 	 * semok seven: printk); the print family is the language's own. */
-	if (builtin_find(d->name) && (!in_user_file(s, d->loc) || is_print_family(d->name))) {
+	const struct builtin *b = builtin_find(d->name);
+	if (b && (!in_user_file(s, d->loc) || is_print_family(b))) {
 		diag_error(d->loc, D_REDEFINED, "'%s' is a built-in function and cannot be redefined",
 			   d->name);
 		return;
