@@ -34,6 +34,63 @@ static const struct {
 	{ "emulation_faults", 1, 8 },
 };
 
+/* PERF_TYPE_HW_CACHE's caches and what of each the kernel can count
+ * (bit 0 read, 1 write, 2 prefetch), as perf list names them. */
+static const struct {
+	const char *name;
+	int ops;
+} perf_caches[] = {
+	{ "l1d", 7 }, { "l1i", 5 }, { "ll", 7 }, { "dtlb", 7 },
+	{ "itlb", 1 }, { "bpu", 1 },  { "node", 3 },
+};
+static const char *const perf_cache_ops[] = { "read", "write", "prefetch" };
+
+/* perf.hw_cache.CACHE.OP.access|miss: the kernel's config is the cache,
+ * the operation shifted 8 and the result shifted 16. -1 when the name is
+ * not one (diagnosed). */
+static long long perf_cache_config(struct pp_ctx *c)
+{
+	if (c->n < 5) {
+		unknown_shape(c);
+		return -1;
+	}
+	int cache = -1, op = -1, result = -1;
+	struct suggest sg;
+	suggest_init(&sg, c->comps[2].name);
+	for (size_t i = 0; i < ARRAY_SIZE(perf_caches); i++) {
+		suggest_offer(&sg, perf_caches[i].name);
+		if (!strcmp(perf_caches[i].name, c->comps[2].name))
+			cache = (int)i;
+	}
+	if (cache < 0) {
+		diag_error(c->comps[2].loc, D_UNKNOWN_PROBE, "no cache '%s' for perf.hw_cache",
+			   c->comps[2].name);
+		suggest_hint(&sg, NULL);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++)
+		if (comp_is(c, 3, perf_cache_ops[i]) && (perf_caches[cache].ops & 1 << i))
+			op = i;
+	if (op < 0) {
+		diag_error(c->comps[3].loc, D_UNKNOWN_PROBE,
+			   "perf.hw_cache.%s counts no '%s': it has %s%s%s", c->comps[2].name,
+			   c->comps[3].name, "read", perf_caches[cache].ops & 2 ? ", write" : "",
+			   perf_caches[cache].ops & 4 ? ", prefetch" : "");
+		return -1;
+	}
+	if (comp_is(c, 4, "access"))
+		result = 0;
+	else if (comp_is(c, 4, "miss"))
+		result = 1;
+	else {
+		diag_error(c->comps[4].loc, D_UNKNOWN_PROBE,
+			   "perf.hw_cache.%s.%s counts 'access' or 'miss'", c->comps[2].name,
+			   c->comps[3].name);
+		return -1;
+	}
+	return cache | op << 8 | result << 16;
+}
+
 /*
  * ...[.process[("PATH")]].counter("NAME"): not a probe that fires, but a
  * counting event in each thread of the processes running PATH (without
@@ -92,7 +149,8 @@ static void perf_counter_point(struct pp_ctx *c, int next, long long type, long 
 }
 
 /*
- * perf.hw.NAME, perf.sw.NAME and perf.type(T).config(C), each with an
+ * perf.hw.NAME, perf.sw.NAME, perf.hw_cache.CACHE.OP.RESULT and
+ * perf.type(T).config(C), each with an
  * optional .sample(N): a counter on every CPU, and a hit every N events
  * (1000000 by default, as in SystemTap), with the registers where the Nth
  * happened. Whether the CPU has the counter is known only when the
@@ -122,6 +180,12 @@ static void perf_point(struct pp_ctx *c)
 			return;
 		}
 		next = 3;
+	} else if (c->n >= 3 && comp_is(c, 1, "hw_cache")) {
+		config = perf_cache_config(c);
+		if (config < 0)
+			return;
+		type = 3;
+		next = 5;
 	} else if (c->n >= 3 && comp_is(c, 1, "type") && comp_is(c, 2, "config")) {
 		if (!want_number(c, 1, true, &type) || !want_number(c, 2, true, &config))
 			return;
@@ -174,6 +238,7 @@ static void perf_point(struct pp_ctx *c)
 static const char *const perf_usage[] = {
 	"perf.hw.NAME[.sample(N)|.hz(N)]",
 	"perf.sw.NAME[.sample(N)|.hz(N)]",
+	"perf.hw_cache.CACHE.OP.access|miss[.sample(N)|.hz(N)]",
 	"perf.type(T).config(C)[.sample(N)|.hz(N)]",
 	"perf.EVENT[.process(\"PATH\")].counter(\"NAME\")",
 	NULL,
@@ -181,6 +246,7 @@ static const char *const perf_usage[] = {
 static const char *const perf_shapes[] = {
 	"perf.hw",
 	"perf.sw",
+	"perf.hw_cache",
 	"perf.type.config",
 	"perf.type.config.sample",
 	"perf.type.config.hz",
@@ -188,6 +254,8 @@ static const char *const perf_shapes[] = {
 	"perf.sw.counter",
 	"perf.hw.process.counter",
 	"perf.sw.process.counter",
+	"perf.hw_cache.counter",
+	"perf.hw_cache.process.counter",
 	NULL,
 };
 
