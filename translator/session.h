@@ -271,6 +271,8 @@ struct session {
 	struct dw *dw;
 	struct btf_source *kernel_btf; /* pass 2, opened when a probe needs it */
 	bool kernel_btf_tried;
+	struct ctype *task_struct;   /* pass 2: the kernel's, for task_current()->x */
+	bool task_struct_tried;
 	struct ptrvec module_btf_names, module_btfs; /* pass 2, @cast's modules' BTF (or NULL) */
 	struct ptrvec debuginfo_dirs; /* --debuginfo-path */
 	const char *debug_archive;   /* --debug-archive */

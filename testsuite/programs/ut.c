@@ -91,6 +91,7 @@ __attribute__((noinline)) int ut_use_pair(int a)
 /* Here, not with the others: tests name lines above (ut.c:30, :88). */
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -214,6 +215,16 @@ int main(int argc, char **argv)
 		if (fd < 0 || writev(fd, v, 3) != 15)
 			return 1;
 		close(fd);
+	} else if (!strcmp(mode, "pread")) {
+		/* a pread of 4 bytes at offset 3 and a pwrite of 2 at 5 on a
+		 * fresh file, and a stat of it (newfstatat), for SystemTap's
+		 * pread, pwrite and fstatat */
+		char buf[4];
+		struct stat st;
+		int fd = open("/tmp/ut-pread", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "0123456789", 10) != 10 || pread(fd, buf, 4, 3) != 4 ||
+		    pwrite(fd, "xy", 2, 5) != 2 || close(fd) || stat("/tmp/ut-pread", &st))
+			return 1;
 	} else if (!strcmp(mode, "touch") && argc > 2) {
 		/* N fresh pages written, one fault each (no huge pages), for @perf */
 		int n = atoi(argv[2]);

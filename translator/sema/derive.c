@@ -10,10 +10,13 @@
  * stands for the alias's own points, which may be aliases again. A point
  * may name an alias and go on (a suffix: "my.read.return" where my.read is
  * an alias): the suffix is added to each of the alias's own points. An
- * alias whose whole name matches is preferred to one that leaves a suffix. Through a chain of aliases the handler's body is the
- * probe's body with the aliases' prologues before it (the innermost
- * alias's first) and their epilogues after it (the outermost's first), so
- * a prologue can set variables the body reads and 'next' out of the probe.
+ * alias whose whole name matches is preferred to one that leaves a suffix;
+ * under a wildcard, an alias that is only another name for one the
+ * wildcard also matches is left out. Through a chain of aliases the
+ * handler's body is the probe's body with the aliases' prologues before
+ * it (the innermost alias's first) and their epilogues after it (the
+ * outermost's first), so a prologue can set variables the body reads and
+ * 'next' out of the probe.
  * Each chain gets its own copy of the body: its names resolve differently.
  *
  * A point written with '!' is sufficient: if it yields probes, the points
@@ -354,6 +357,31 @@ static int through_alias(struct deriver *d, struct node *alias, struct node *pp,
 	return total;
 }
 
+static bool empty_body(const struct node *b)
+{
+	return !b || (b->kind == N_BLOCK && !b->list);
+}
+
+/*
+ * Is alias a only another name for an alias that wildcard point pp also
+ * matches ("nfs.aop.read_page_folio = nfs.aop.readfolio {}", under
+ * "nfs.aop.*")? Such a synonym is left out, so the wildcard places each
+ * probe once.
+ */
+static bool synonym_under(const struct deriver *d, const struct node *a, const struct node *pp)
+{
+	const struct node *t = a->list;
+	if (!t || t->next || t->cond || !empty_body(a->body) || !empty_body(a->els))
+		return false;
+	for (size_t i = 0; i < d->aliases.n; i++) {
+		const struct node *b = d->aliases.v[i];
+		if (b != a && match_name(t->list, b->then->list, true, 0) >= 0 &&
+		    names_alias(pp, b, true) >= 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The aliases point pp names: those whose whole name it matches; if none,
  * those whose name matches the longest start of it, with the rest as a
@@ -374,6 +402,8 @@ static int through_aliases(struct deriver *d, struct node *pp, bool optional, bo
 		if (used < 0)
 			continue;
 		*matched = true;
+		if (wild && synonym_under(d, a, pp))
+			continue;
 		total += through_alias(d, a, pp, used, optional || wild);
 	}
 	if (*matched && wild && !optional && !total && diag_errors() == before) {

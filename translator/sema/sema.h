@@ -95,6 +95,10 @@ struct target_access *target_resolve_cast(struct session *s, struct handler *h, 
  * error (none reported when quiet). */
 struct target_access *target_resolve_autocast(struct session *s, struct handler *h, struct node *n,
 					      struct ctype *type, bool user, bool quiet);
+/* The kernel's struct task_struct (what task_current() and pid2task()
+ * point to, as SystemTap's return &@task(...)), or NULL when its types
+ * are not known (--symtab). */
+struct ctype *target_task_struct(struct session *s);
 /* @var("name@file"[, "module"]): the plan for n (N_ATVAR), or NULL after an
  * error (none reported when quiet). */
 struct target_access *target_resolve_atvar(struct session *s, struct handler *h, struct node *n,

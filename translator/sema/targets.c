@@ -697,6 +697,18 @@ struct target_access *target_resolve_autocast(struct session *s, struct handler 
 	return walk_members(&r, a, IN_MEMORY) ? a : NULL;
 }
 
+struct ctype *target_task_struct(struct session *s)
+{
+	if (!s->task_struct_tried && !s->force_symtab) {
+		bool user;
+		char *why = NULL;
+		s->task_struct = cast_type_in(s, "kernel", "task_struct", &user, &why);
+		free(why);
+	}
+	s->task_struct_tried = true;
+	return s->task_struct;
+}
+
 /*
  * @var("name@file"[, "module"]): a global or static variable of the
  * module (named, else the probe's own, else the kernel) defined in a file

@@ -915,10 +915,11 @@ static bool is_target_node(const struct node *n)
 /*
  * Autocast (SystemTap 2.6): the struct or union a value is known to point
  * to. A target expression knows its type; a local knows it when every
- * typed value stored in it agrees, and a function's call when every typed
- * value it returns does. NULL when not known.
+ * typed value stored in it agrees, a function's call when every typed
+ * value it returns does, and task_current() and pid2task() to the
+ * kernel's task_struct. NULL when not known.
  */
-static struct ctype *autocast_of(const struct node *e, bool *user)
+static struct ctype *autocast_of(struct session *s, const struct node *e, bool *user)
 {
 	struct ctype *t = NULL;
 	*user = false;
@@ -939,18 +940,22 @@ static struct ctype *autocast_of(const struct node *e, bool *user)
 		else if (!e->addr_of && !(e->kind == N_CAST && !e->list))
 			return NULL;
 		break;
-	case N_VAR:
 	case N_CALL:
+		/* SystemTap's return &@task(...): a typed task_struct pointer. */
+		if (e->builtin && (e->builtin->id == B_TASK_CURRENT || e->builtin->id == B_PID2TASK))
+			return target_task_struct(s);
+		/* fall through */
+	case N_VAR:
 		if (!e->sym || e->sym->kind == SYM_GLOBAL || e->sym->autocast_mixed)
 			return NULL;
 		*user = e->sym->autocast_user;
 		t = e->sym->autocast;
 		break;
 	case N_ASSIGN: /* (p = &$x)->y: the value assigned */
-		return e->op == OP_ASSIGN ? autocast_of(e->rhs, user) : NULL;
+		return e->op == OP_ASSIGN ? autocast_of(s, e->rhs, user) : NULL;
 	case N_TERNARY: { /* (c ? &$x : &$y)->z: when both sides agree */
 		bool u2;
-		struct ctype *a = autocast_of(e->then, user), *b = autocast_of(e->els, &u2);
+		struct ctype *a = autocast_of(s, e->then, user), *b = autocast_of(s, e->els, &u2);
 		return a && b && *user == u2 && (a == b || (a->name && b->name && !strcmp(a->name, b->name)))
 			       ? a : NULL;
 	}
@@ -965,10 +970,10 @@ static struct ctype *autocast_of(const struct node *e, bool *user)
 
 /* A value stored in sym (a local, or a function's return): keep the type
  * it points to, or note that two stores disagree. */
-static void learn_autocast(struct symbol *sym, const struct node *value)
+static void learn_autocast(struct session *s, struct symbol *sym, const struct node *value)
 {
 	bool user;
-	struct ctype *t = autocast_of(value, &user);
+	struct ctype *t = autocast_of(s, value, &user);
 	if (!t || sym->autocast_mixed)
 		return;
 	if (!sym->autocast) {
@@ -1030,7 +1035,7 @@ static enum type check_assign(struct checker *c, struct node *n)
 		}
 		learn(c, sym, t, n->loc);
 		if (sym->kind != SYM_GLOBAL)
-			learn_autocast(sym, n->rhs);
+			learn_autocast(c->s, sym, n->rhs);
 		if (sym->type == T_UNKNOWN)
 			return T_UNKNOWN;
 		if (t == T_UNKNOWN && n->rhs->kind == N_VAR && n->rhs->sym)
@@ -1247,7 +1252,7 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 			if (m->lhs)
 				check_expr(c, m->lhs, T_LONG);
 		bool user;
-		struct ctype *pointee = autocast_of(n->lhs, &user);
+		struct ctype *pointee = autocast_of(c->s, n->lhs, &user);
 		if (!n->access && pointee)
 			n->access = target_resolve_autocast(c->s, c->h, n, pointee, user, !c->report);
 		if (n->access) {
@@ -1547,7 +1552,7 @@ static void check_stmt(struct checker *c, struct node *n)
 			}
 		} else {
 			learn(c, f, t, n->loc);
-			learn_autocast(f, n->lhs);
+			learn_autocast(c->s, f, n->lhs);
 		}
 		return;
 	}
