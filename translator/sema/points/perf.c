@@ -150,11 +150,11 @@ static void perf_counter_point(struct pp_ctx *c, int next, long long type, long 
 
 /*
  * perf.hw.NAME, perf.sw.NAME, perf.hw_cache.CACHE.OP.RESULT and
- * perf.type(T).config(C), each with an
- * optional .sample(N): a counter on every CPU, and a hit every N events
- * (1000000 by default, as in SystemTap), with the registers where the Nth
- * happened. Whether the CPU has the counter is known only when the
- * module starts: a guest under emulation has no hardware ones.
+ * perf.type(T).config(C), each with an optional .sample(N): a counter on
+ * every CPU, and a hit every N events (1000000 by default, as in
+ * SystemTap), with the registers where the Nth happened. Whether the CPU
+ * has the counter is known only when the module starts: a guest under
+ * emulation has no hardware ones.
  */
 static void perf_point(struct pp_ctx *c)
 {
