@@ -72,6 +72,21 @@ host_kernel_dwarf() {
 		fail "$name" "$(head -5 <<<"$out")"
 	fi
 
+	# SystemTap's aliases on functions of modules that exist only inlined:
+	# scsi.ioentry.prepare (scsi_prepare_cmd in scsi_queue_rq) and
+	# sunrpc.sched.release_task (rpc_release_task), from the modules' DWARF.
+	name=host/kernel-dwarf-module-aliases-on-inlined-functions
+	out=$("$stap" -r "$release" "${a[@]}" -p2 -e 'probe scsi.ioentry.prepare { println(req_addr,
+		disk_major, disk_minor, device_state, device_state_str) } probe sunrpc.sched.release_task {
+		println(xid, prog, vers, prot, tk_flags, name, argstr) }' 2>&1)
+	if grep -qE '^module\("scsi_mod"\)\.function\("scsi_prepare_cmd@.*kprobe' <<<"$out" &&
+		grep -qE '^module\("sunrpc"\)\.function\("rpc_release_task@.*kprobe' <<<"$out" &&
+		! grep -q 'error' <<<"$out"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -5 <<<"$out")"
+	fi
+
 	# Aliases whose variable some inlined copies lost (optimized out in
 	# the DWARF): those copies are placed too, and the script builds.
 	name=host/kernel-dwarf-aliases-where-copies-lost-a-variable
