@@ -76,7 +76,7 @@ host_kernel_dwarf() {
 	# scsi.ioentry.prepare (scsi_prepare_cmd in scsi_queue_rq) and
 	# sunrpc.sched.release_task (rpc_release_task), from the modules' DWARF.
 	name=host/kernel-dwarf-module-aliases-on-inlined-functions
-	out=$("$stap" -r "$release" "${a[@]}" -p2 -e 'probe scsi.ioentry.prepare { println(req_addr,
+	out=$("$stap" -r "$release" "${a[@]}" --debuginfo-path "$dir" -p2 -e 'probe scsi.ioentry.prepare { println(req_addr,
 		disk_major, disk_minor, device_state, device_state_str) } probe sunrpc.sched.release_task {
 		println(xid, prog, vers, prot, tk_flags, name, argstr) }' 2>&1)
 	if grep -qE '^module\("scsi_mod"\)\.function\("scsi_prepare_cmd@.*kprobe' <<<"$out" &&
