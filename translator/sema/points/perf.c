@@ -54,7 +54,7 @@ static long long perf_cache_config(struct pp_ctx *c)
 		unknown_shape(c);
 		return -1;
 	}
-	int cache = -1, op = -1, result = -1;
+	int cache = -1, op = -1;
 	struct suggest sg;
 	suggest_init(&sg, c->comps[2].name);
 	for (size_t i = 0; i < ARRAY_SIZE(perf_caches); i++) {
@@ -78,17 +78,14 @@ static long long perf_cache_config(struct pp_ctx *c)
 			   perf_caches[cache].ops & 4 ? ", prefetch" : "");
 		return -1;
 	}
-	if (comp_is(c, 4, "access"))
-		result = 0;
-	else if (comp_is(c, 4, "miss"))
-		result = 1;
-	else {
+	bool miss = comp_is(c, 4, "miss");
+	if (!miss && !comp_is(c, 4, "access")) {
 		diag_error(c->comps[4].loc, D_UNKNOWN_PROBE,
 			   "perf.hw_cache.%s.%s counts 'access' or 'miss'", c->comps[2].name,
 			   c->comps[3].name);
 		return -1;
 	}
-	return cache | op << 8 | result << 16;
+	return cache | op << 8 | (int)miss << 16;
 }
 
 /*
