@@ -68,7 +68,7 @@ static void usage(FILE *f)
 		"  -w            no warnings\n"
 		"  -W            warnings are errors\n"
 		"  -q            no notes (what stap chose for you), only warnings and errors\n"
-		"  -u            unoptimized: keep alias variables nothing reads\n"
+		"  -u            unoptimized: keep code without effect\n"
 		"  -t            count each probe's hits and time them; report at the end\n"
 		"  -T SECONDS    exit() after SECONDS\n"
 		"  -d PATH       embed the symbols of the user-space file PATH too (usymname() and\n"

@@ -65,4 +65,21 @@ host_diagnostics() {
 			fail "$name" "$err"
 		fi
 	fi
+
+	# Code without effect is dropped before it is checked, each piece of
+	# the script's own named in a warning; -u keeps it (and checks it).
+	name=host/dead-code-elided-with-a-warning-kept-by-u
+	printf '%s\n' 'probe begin {' '	x = $no_such_var' '	$other . "s"' '	println(1)' '}' >"$dir/dead.stp"
+	err=$("$stap" -p2 -r "$release" "$dir/dead.stp" 2>&1 >/dev/null)
+	local rc=$? err_u
+	err_u=$("$stap" -u -p2 -r "$release" "$dir/dead.stp" 2>&1 >/dev/null)
+	if [ $rc = 0 ] &&
+	   grep -q "dead.stp:2:2: warning: eliding the assignment to 'x': nothing reads it \[unused\]" <<<"$err" &&
+	   grep -q "dead.stp:3:2: warning: eliding '\$other . \"s\"': it has no effect \[unused\]" <<<"$err" &&
+	   [ "$(grep -c warning <<<"$err")" = 2 ] &&
+	   grep -q "dead.stp:2:6: error: .*no_such_var" <<<"$err_u"; then
+		pass "$name"
+	else
+		fail "$name" "$err"$'\n'"-u: $err_u"
+	fi
 }

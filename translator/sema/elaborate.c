@@ -76,7 +76,9 @@ static void target_defined(struct node *n, void *ctx)
 	if (!*ok)
 		return;
 	if (n->kind == N_TARGET)
-		*ok = f->h && target_resolve(f->s, f->h, n, false, true) != NULL;
+		*ok = f->h && (target_is_special(f->s, f->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE) ||
+			       target_is_special(f->s, f->h, n, "verdict", PK_NETFILTER, PK_NETFILTER) ||
+			       target_resolve(f->s, f->h, n, false, true) != NULL);
 	else if (n->kind == N_ENTRY)
 		*ok = f->h && f->h->site && f->h->is_return;
 	else if (n->kind == N_ATVAR)
@@ -233,6 +235,7 @@ int sema_elaborate(struct session *s)
 	 * would only report its consequences. */
 	if (errors)
 		return errors;
+	elide_dead_code(s);
 	errors += resolve_names(s);
 	if (errors)
 		return errors;

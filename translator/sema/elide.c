@@ -12,8 +12,10 @@
  * The script's own statements are never touched. As in SystemTap, an
  * elided read that would have faulted no longer ends the script.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "front/diag.h"
 #include "sema/builtins.h"
 #include "sema/sema.h"
 
@@ -33,17 +35,11 @@ static bool has(const struct ptrvec *v, const void *p)
 	return false;
 }
 
+/* A built-in that gives nothing is called for what it does; tokenize()
+ * keeps the string it splits for the next call. */
 static bool builtin_pure(const struct builtin *b)
 {
-	switch (b->id) {
-	case B_PRINT: case B_PRINTLN: case B_PRINTD: case B_PRINTDLN: case B_PRINTF:
-	case B_EXIT: case B_ERROR: case B_WARN: case B_PRINT_BACKTRACE: case B_PRINT_STACK:
-	case B_PRINT_UBACKTRACE: case B_PRINT_USTACK: case B_PRINT_UBACKTRACE_FILELINE:
-	case B_TOKENIZE: /* keeps the string it splits */
-		return false;
-	default:
-		return true;
-	}
+	return b->sig[0] != 'v' && b->id != B_TOKENIZE;
 }
 
 static bool function_pure(struct elider *e, struct symbol *f);
@@ -91,6 +87,7 @@ static bool pure(struct elider *e, struct node *n, struct symbol *f)
 	case N_NEXT:
 	case N_EMBEDDED:
 		return false;
+
 	case N_FOREACH:
 		if (!f)
 			return false;
@@ -122,23 +119,30 @@ static bool function_pure(struct elider *e, struct symbol *f)
 	return ok;
 }
 
-/* Is stmt "local = value" (a candidate); its local's node in *var. */
-static bool plain_store(const struct elider *e, const struct node *stmt, struct node **var)
+/* Is n "local = value" or "local <<< value" (a store that reads nothing
+ * of the local); its local's node in *var. */
+static bool store(const struct elider *e, const struct node *n, struct node **var)
 {
-	if (stmt->kind != N_EXPR_STMT || stmt->lhs->kind != N_ASSIGN || stmt->lhs->op != OP_ASSIGN ||
-	    stmt->lhs->lhs->kind != N_VAR || !is_local(e, stmt->lhs->lhs, NULL))
+	if (n->kind != N_ASSIGN || (n->op != OP_ASSIGN && n->op != OP_AGG) ||
+	    n->lhs->kind != N_VAR || !is_local(e, n->lhs, NULL))
 		return false;
-	*var = stmt->lhs->lhs;
+	*var = n->lhs;
 	return true;
 }
 
-/* Every local read in n; a candidate's own variable is not a read. */
+/* Is stmt a statement that is only a store (a candidate)? */
+static bool plain_store(const struct elider *e, const struct node *stmt, struct node **var)
+{
+	return stmt->kind == N_EXPR_STMT && store(e, stmt->lhs, var);
+}
+
+/* Every local read in n; what a store writes is not a read. */
 static void collect_reads(struct node *n, void *ctx)
 {
 	struct elider *e = ctx;
 	struct node *var;
-	if (n->kind == N_EXPR_STMT && plain_store(e, n, &var)) {
-		collect_reads(n->lhs->rhs, e);
+	if (store(e, n, &var)) {
+		collect_reads(n->rhs, e);
 		return;
 	}
 	if (n->kind == N_VAR && !pv_has_string(&e->read, n->name))
@@ -195,4 +199,186 @@ void elide_alias_stores(const struct session *s, struct node *body, const struct
 	pv_free(&e.pure);
 	pv_free(&e.impure);
 	pv_free(&e.visiting);
+}
+
+/*
+ * Code without effect, dropped from every handler and function before
+ * names and types are checked, as SystemTap's optimizer does (scripts
+ * rely on it: a target expression in code that does nothing is never
+ * looked up, so one script serves kernels that lack it). A store to a
+ * local nothing reads becomes its value; a statement whose expression
+ * only gives a value goes; so do a condition or loop left with nothing
+ * to run. Unlike SystemTap, code in a try block stays: it is there for
+ * the error it may raise. The user's own code gets a warning for each
+ * (-w hides them); -u keeps everything.
+ */
+static bool is_empty(const struct node *n)
+{
+	if (!n || n->kind == N_EMPTY)
+		return true;
+	if (n->kind != N_BLOCK)
+		return false;
+	for (const struct node *c = n->list; c; c = c->next)
+		if (!is_empty(c))
+			return false;
+	return true;
+}
+
+static void make_empty(struct node *n)
+{
+	n->kind = N_EMPTY;
+	n->lhs = n->rhs = n->cond = n->then = n->els = n->init = n->step = n->body = NULL;
+	n->list = NULL;
+}
+
+struct dead_ctx {
+	struct elider e;
+	int user_file;     /* warn about the script's own code only */
+	bool stripped;     /* a store in the statement at hand was */
+};
+
+/* Every store to a local nothing reads, in n (a statement or expression),
+ * becomes the value it stores. */
+static void strip_stores(struct node *n, void *ctx)
+{
+	struct dead_ctx *d = ctx;
+	struct node *var;
+	while (store(&d->e, n, &var) && !pv_has_string(&d->e.read, var->name)) {
+		if (var->loc.file == d->user_file)
+			diag_warning(var->loc, D_UNUSED,
+				     "eliding the assignment to '%s': nothing reads it", var->name);
+		struct node *next = n->next, *tail = n->tail;
+		*n = *n->rhs;
+		n->next = next;
+		n->tail = tail;
+		d->stripped = true;
+	}
+	ast_for_children(n, strip_stores, d);
+}
+
+/* Does expression n only give a value? Setting a local is an effect
+ * here (the code after may read it), unlike inside a pure function. */
+static bool no_effect(struct dead_ctx *d, struct node *n)
+{
+	return pure(&d->e, n, NULL);
+}
+
+/* Whether a global is an array is settled by all the code, dead or not,
+ * as in SystemTap: what goes still says so for the globals it indexes. */
+static void note_arrays(struct node *n, void *ctx)
+{
+	struct dead_ctx *d = ctx;
+	const char *name = NULL;
+	if (n->kind == N_IN || (n->kind == N_INDEX && !n->lhs))
+		name = n->name;
+	else if (n->kind == N_FOREACH && n->lhs->kind == N_VAR)
+		name = n->lhs->name;
+	struct symbol *g = name ? sema_find_global(d->e.s, name, n->loc.file) : NULL;
+	if (g)
+		g->is_array = true;
+	ast_for_children(n, note_arrays, d);
+}
+
+static void drop_stmt(struct dead_ctx *d, struct node *n)
+{
+	note_arrays(n, d);
+	make_empty(n);
+}
+
+static bool dead_drop(struct dead_ctx *d, struct node *n)
+{
+	bool changed = false;
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case N_EXPR_STMT:
+		d->stripped = false;
+		strip_stores(n->lhs, d);
+		changed = d->stripped;
+		if (no_effect(d, n->lhs)) {
+			/* Its store was reported: the rest goes with it. */
+			if (!changed && n->loc.file == d->user_file) {
+				char *text = ast_expr_text(n->lhs);
+				diag_warning(n->loc, D_UNUSED, "eliding '%s': it has no effect",
+					     text);
+				free(text);
+			}
+			drop_stmt(d, n);
+			return true;
+		}
+		return changed;
+	case N_BLOCK:
+		for (struct node *c = n->list; c; c = c->next)
+			changed |= dead_drop(d, c);
+		return changed;
+	case N_IF:
+		d->stripped = false;
+		strip_stores(n->cond, d);
+		changed = d->stripped;
+		changed |= dead_drop(d, n->then);
+		changed |= dead_drop(d, n->els);
+		if (is_empty(n->then) && is_empty(n->els) && no_effect(d, n->cond)) {
+			drop_stmt(d, n);
+			return true;
+		}
+		return changed;
+	case N_TRY:
+		/* What a try block runs is asked for its error: it stays. */
+		return dead_drop(d, n->els);
+	case N_WHILE:
+	case N_FOR:
+	case N_FOREACH:
+		d->stripped = false;
+		if (n->init)
+			strip_stores(n->init->lhs, d);
+		if (n->cond)
+			strip_stores(n->cond, d);
+		if (n->step)
+			strip_stores(n->step, d);
+		changed = d->stripped;
+		changed |= dead_drop(d, n->body);
+		if (is_empty(n->body) && no_effect(d, n->init ? n->init->lhs : NULL) &&
+		    no_effect(d, n->cond) && no_effect(d, n->step) &&
+		    (n->kind != N_FOREACH || no_effect(d, n->lhs))) {
+			drop_stmt(d, n);
+			return true;
+		}
+		return changed;
+	case N_RETURN:
+		if (!n->lhs)
+			return false;
+		d->stripped = false;
+		strip_stores(n->lhs, d);
+		return d->stripped;
+	default:
+		return false;
+	}
+}
+
+static void dead_code_elide(const struct session *s, struct node *body)
+{
+	struct dead_ctx d = { .e = { .s = s }, .user_file = s->prog.user_file };
+	bool changed;
+	do {
+		d.e.read.n = 0;
+		collect_reads(body, &d.e);
+		changed = dead_drop(&d, body);
+	} while (changed);
+	pv_free(&d.e.read);
+	pv_free(&d.e.pure);
+	pv_free(&d.e.impure);
+	pv_free(&d.e.visiting);
+}
+
+void elide_dead_code(struct session *s)
+{
+	if (s->unoptimized || s->list)
+		return;
+	for (size_t i = 0; i < s->prog.handlers.n; i++)
+		dead_code_elide(s, ((struct handler *)s->prog.handlers.v[i])->body);
+	for (size_t i = 0; i < s->prog.all_functions.n; i++) {
+		struct symbol *f = s->prog.all_functions.v[i];
+		if (f->decl->body && f->decl->body->kind != N_EMBEDDED)
+			dead_code_elide(s, f->decl->body);
+	}
 }

@@ -682,7 +682,7 @@ static void offer_assigned(struct node *n, void *ctx)
 }
 
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
-			   const struct ptrvec *aliases, const struct symbol *v)
+			   const struct handler *h, const struct symbol *v)
 {
 	struct suggest sg;
 	suggest_init(&sg, v->name);
@@ -693,20 +693,23 @@ bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
 	for (size_t k = 0; k < vars->n; k++)
 		if (vars->v[k] != v)
 			suggest_offer(&sg, ((struct symbol *)vars->v[k])->name);
-	/* What the probe's aliases set, those nothing read included: they
-	 * were dropped, and a misspelled one is what left them unread. */
-	for (size_t k = 0; aliases && k < aliases->n; k++) {
-		struct node *a = aliases->v[k];
+	/* What the probe's aliases and its own body (as written) set, those
+	 * nothing read included: they were dropped, and a misspelled one is
+	 * what left them unread. */
+	for (size_t k = 0; h && k < h->aliases.n; k++) {
+		struct node *a = h->aliases.v[k];
 		if (a->body)
 			offer_assigned(a->body, &sg);
 		if (a->els)
 			offer_assigned(a->els, &sg);
 	}
+	if (h && h->decl->body)
+		offer_assigned(h->decl->body, &sg);
 	return suggest_hint(&sg, NULL) > 0;
 }
 
 static void warn_never_assigned(struct session *s, const struct ptrvec *vars,
-				const struct ptrvec *aliases)
+				const struct handler *h)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
@@ -714,7 +717,7 @@ static void warn_never_assigned(struct session *s, const struct ptrvec *vars,
 			continue;
 		diag_warning(v->loc, D_NEVER_ASSIGNED,
 			     "local variable '%s' is never assigned; it reads as 0 or \"\"", v->name);
-		sema_suggest_variable(s, vars, aliases, v);
+		sema_suggest_variable(s, vars, h, v);
 	}
 }
 
@@ -832,7 +835,7 @@ int resolve_names(struct session *s)
 	warn_unused(s);
 	for (size_t i = 0; i < prog->handlers.n; i++) {
 		struct handler *h = prog->handlers.v[i];
-		warn_never_assigned(s, &h->vars, &h->aliases);
+		warn_never_assigned(s, &h->vars, h);
 	}
 	for (size_t i = 0; i < r.worklist.n; i++)
 		warn_never_assigned(s, &((struct symbol *)r.worklist.v[i])->vars, NULL);

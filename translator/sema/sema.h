@@ -7,6 +7,8 @@
  *   probes_resolve        probe points -> concrete probes, through aliases,
  *                         each with the handler (body) it runs
  *   uprobes_symbol_files  the user files -d and --ldd add symbols of
+ *   elide_dead_code       (elide.c) code without effect dropped, before
+ *                         its names and target expressions are looked up
  *   resolve_names         names -> symbols in every handler and reachable
  *                         function (and the script's uncalled ones, which
  *                         are checked too); which globals each handler locks
@@ -39,10 +41,11 @@ struct symbol *sema_find_global(const struct session *s, const char *name, int f
 struct symbol *sema_find_function(const struct session *s, const char *name, int nargs, int file);
 
 /* Local v is never assigned: if its name is close to another variable's
- * (vars: its scope; aliases: the probe aliases its handler came through,
- * NULL for a function), hint "did you mean ...?" and return true. */
+ * (vars: its scope; h: the handler, whose aliases and own body as written
+ * assign more, NULL for a function), hint "did you mean ...?" and return
+ * true. */
 bool sema_suggest_variable(const struct session *s, const struct ptrvec *vars,
-			   const struct ptrvec *aliases, const struct symbol *v);
+			   const struct handler *h, const struct symbol *v);
 
 /* A user file the module finds in processes' mappings (its symbols for
  * usymname(), its globals' addresses): added to the program once. */
@@ -71,6 +74,11 @@ struct btf_source *sema_module_btf(struct session *s, const char *module, char *
  * of blocks (the aliases' own) to locals nothing reads. */
 void elide_alias_stores(const struct session *s, struct node *body, const struct ptrvec *blocks);
 
+/* elide.c: drop code without effect from every handler and function (a
+ * store nothing reads, a statement that only gives a value, a condition or
+ * loop with nothing left to run), as SystemTap's optimizer does. */
+void elide_dead_code(struct session *s);
+
 /* Does the tree use target expressions ($var, @entry, @cast, ...)? */
 bool sema_uses_targets(struct node *n);
 /* Does it read the hit's registers (target expressions, int_arg(), ...)?
@@ -81,6 +89,11 @@ bool sema_uses_registers(struct node *n);
  * target variables (its @cast reads memory, not registers). */
 bool sema_uses_register_builtins(struct node *n);
 
+/* targets.c: is n $NAME in handler h whose probes are all of kinds a or b
+ * (a procfs probe's $value, a netfilter probe's $verdict: the probe's own,
+ * not the probed code's)? */
+bool target_is_special(const struct session *s, const struct handler *h, const struct node *n,
+		       const char *name, enum probe_kind a, enum probe_kind b);
 /* targets.c: the plan for target expression n (N_TARGET) in handler h, or
  * NULL after an error (none reported when quiet: @defined asks that way).
  * at_entry: inside @entry(...) of a .return probe. */

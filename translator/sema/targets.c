@@ -526,6 +526,23 @@ static struct target_access *resolve_list(struct resolver *r)
 	return a;
 }
 
+bool target_is_special(const struct session *s, const struct handler *h, const struct node *n,
+		       const char *name, enum probe_kind a, enum probe_kind b)
+{
+	if (!h || n->kind != N_TARGET || strcmp(n->name, name) || n->list || n->pretty || n->addr_of)
+		return false;
+	bool any = false;
+	for (size_t i = 0; i < s->prog.probes.n; i++) {
+		const struct probe *p = s->prog.probes.v[i];
+		if (p->handler != h)
+			continue;
+		if (p->kind != a && p->kind != b)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
 				     bool at_entry, bool quiet)
 {

@@ -385,19 +385,7 @@ static struct target_access nf_verdict = { .result = TA_NF_VERDICT, .text = "$ve
 static bool is_special_target(struct checker *c, const struct node *n, const char *name,
 			      enum probe_kind a, enum probe_kind b)
 {
-	if (!c->h || n->kind != N_TARGET || strcmp(n->name, name) || n->list || n->pretty ||
-	    n->addr_of)
-		return false;
-	bool any = false;
-	for (size_t i = 0; i < c->s->prog.probes.n; i++) {
-		struct probe *p = c->s->prog.probes.v[i];
-		if (p->handler != c->h)
-			continue;
-		if (p->kind != a && p->kind != b)
-			return false;
-		any = true;
-	}
-	return any;
+	return target_is_special(c->s, c->h, n, name, a, b);
 }
 
 static bool is_procfs_value(struct checker *c, const struct node *n)
@@ -1630,25 +1618,25 @@ static void infer(struct checker *c)
 
 /* A variable's type is unknown: say so, with what would help. */
 static void report_unknown_var(struct session *s, const struct ptrvec *vars,
-			       const struct ptrvec *aliases, struct symbol *v)
+			       const struct handler *h, struct symbol *v)
 {
 	diag_error(v->loc, D_TYPE_UNKNOWN, "cannot tell whether '%s' is a number or a string",
 		   v->name);
 	if (v->kind == SYM_PARAM)
 		diag_hint("declare it, e.g. '%s:long' or '%s:string'", v->name, v->name);
-	else if (v->kind == SYM_LOCAL && !v->assigned && sema_suggest_variable(s, vars, aliases, v))
+	else if (v->kind == SYM_LOCAL && !v->assigned && sema_suggest_variable(s, vars, h, v))
 		; /* never assigned, and close to a name that is: a misspelling */
 	else
 		diag_hint("assign '%s' a number or a string somewhere", v->name);
 }
 
 static void report_unknown(struct session *s, const struct ptrvec *vars,
-			   const struct ptrvec *aliases)
+			   const struct handler *h)
 {
 	for (size_t i = 0; i < vars->n; i++) {
 		struct symbol *v = vars->v[i];
 		if (v->type == T_UNKNOWN)
-			report_unknown_var(s, vars, aliases, v);
+			report_unknown_var(s, vars, h, v);
 	}
 }
 
@@ -1786,7 +1774,7 @@ int types_check(struct session *s)
 	report_unknown_keys(&prog->globals);
 	for (size_t i = 0; i < prog->handlers.n; i++)
 		report_unknown(s, &((struct handler *)prog->handlers.v[i])->vars,
-			       &((struct handler *)prog->handlers.v[i])->aliases);
+			       prog->handlers.v[i]);
 	for (size_t i = 0; i < prog->functions.n; i++) {
 		struct symbol *f = prog->functions.v[i];
 		report_unknown(s, &f->vars, NULL);

@@ -90,6 +90,12 @@ static void procfs_point(struct pp_ctx *c)
 		return;
 	}
 	struct probe *p = add_probe(c, kind, name, 0);
+	/* pp() names the file, as SystemTap's does, also when the point did not. */
+	char *tail = ast_probe_point_text(c->pp);
+	const char *rest = c->comps[0].arg ? strchr(tail, ')') + 1 : tail + strlen(c->comps[0].name);
+	free(p->pp_text);
+	p->pp_text = xasprintf("procfs(\"%s\")%s", name, rest);
+	free(tail);
 	p->procfs_umask = umask | c->s->limits[LIMIT_PROCFS_UMASK];
 	p->procfs_maxsize = maxsize;
 }
