@@ -84,6 +84,7 @@ static int pass1_parse(struct session *s)
 	env->config_path = config;
 	env->guru = s->guru;
 	env->systemtap_v = s->compatible;
+	env->check_version = s->check_version;
 	env->maxstringlen = s->limits[LIMIT_MAXSTRINGLEN];
 	env->argv = s->script_args;
 	env->argc = s->nscript_args;

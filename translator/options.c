@@ -83,6 +83,7 @@ static void usage(FILE *f)
 		"                at their highest\n"
 		"  --compatible=VERSION  the version systemtap_v names in %%( %%) conditions;\n"
 		"                below 2.6, no autocast in the script\n"
+		"  --check-version  warn where the code read depends on systemtap_v\n"
 		"  -g            guru mode: embedded C (%%{ ... %%}), and probes on functions the\n"
 		"                runtime itself calls\n"
 		"  -G NAME=VALUE initial value of the global NAME\n"
@@ -238,7 +239,7 @@ void options_parse(struct session *s, int argc, char **argv)
 	       OPT_SUPPRESS_HANDLER_ERRORS, OPT_SUPPRESS_TIME_LIMITS, OPT_DEBUGINFO_PATH, OPT_DEBUG_ARCHIVE, OPT_BTF, OPT_SYMTAB,
 	       OPT_PROBE_CACHE, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_PROBE_TYPES, OPT_ALL_MODULES,
 	       OPT_SIGN_KEY, OPT_SIGN_CERT, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_PROLOGUE_SEARCHING,
-	       OPT_SKIP_BADVARS };
+	       OPT_SKIP_BADVARS, OPT_CHECK_VERSION };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -249,6 +250,7 @@ void options_parse(struct session *s, int argc, char **argv)
 		{ "vm-net", required_argument, NULL, OPT_VM_NET },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
+		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "suppress-time-limits", no_argument, NULL, OPT_SUPPRESS_TIME_LIMITS },
@@ -394,6 +396,9 @@ void options_parse(struct session *s, int argc, char **argv)
 			break;
 		case OPT_COMPATIBLE:
 			s->compatible = optarg;
+			break;
+		case OPT_CHECK_VERSION:
+			s->check_version = true;
 			break;
 		case OPT_SUPPRESS_HANDLER_ERRORS:
 			s->suppress_handler_errors = true;

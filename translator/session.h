@@ -251,6 +251,7 @@ struct session {
 	bool skip_badvars;        /* --skip-badvars: a $var that cannot be read is 0 */
 	bool suppress_time_limits; /* --suppress-time-limits (guru mode) */
 	const char *compatible;   /* --compatible=VERSION: systemtap_v, and autocast from 2.6 */
+	bool check_version;       /* --check-version: warn at each systemtap_v condition */
 	struct ptrvec symbol_files; /* -d PATH (user files) and --ldd's libraries */
 	bool ldd;                 /* --ldd */
 	bool guru;                /* -g: guru mode */

@@ -43,6 +43,11 @@ host_systemtap_options() {
 	out=$(SYSTEMTAP_TAPSET=$work/own-tapsets "$stap" -p2 -r "$release" \
 		-e 'probe begin { println(answer()) }' 2>&1) &&
 		grep -q '^answer:long ()' <<<"$out" || bad+="SYSTEMTAP_TAPSET: $out"$'\n'
+	# --check-version warns at each systemtap_v test, naming the branch.
+	out=$("$stap" -p2 -r "$release" --check-version --compatible=1.5 \
+		-e 'probe begin { %( systemtap_v >= "2.0" %? println(1) %: println(2) %) }' 2>&1) &&
+		grep -q ':1:18: warning: this code depends on the language version: systemtap_v is 1.5 here, so the condition is false \[preprocessor\]' \
+			<<<"$out" || bad+="--check-version: $out"$'\n'
 	out=$(SYSTEMTAP_TAPSET=$work/own-tapsets "$stap" -p2 -r "$release" \
 		-e 'probe begin { ansi_clear_screen() }' 2>&1)
 	[ $? -eq 1 ] && grep -q "unknown function 'ansi_clear_screen'" <<<"$out" ||

@@ -833,8 +833,14 @@ static bool eval_comparison(struct pp *pp, bool *failed)
 		result = version_cmp(v, op.kind, r.str);
 		free(v);
 	} else if (!strcmp(name, "systemtap_v")) {
-		result = version_cmp(pp->env->systemtap_v ? pp->env->systemtap_v : PP_SYSTEMTAP_VERSION,
-				     op.kind, r.str);
+		const char *v = env->systemtap_v ? env->systemtap_v : PP_SYSTEMTAP_VERSION;
+		result = version_cmp(v, op.kind, r.str);
+		if (env->check_version)
+			diag_warning(l.loc, D_PREPROCESSOR,
+				     "this code depends on the language version: systemtap_v is %s "
+				     "here, so the condition is %s%s",
+				     v, result ? "true" : "false",
+				     env->systemtap_v ? "" : " (--compatible=VERSION names another)");
 	} else if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
 		   !strcmp(name, "systemtap_privilege") || !strncmp(name, "CONFIG_", 7)) {
 		const char *have = !strcmp(name, "arch")    ? env->arch :

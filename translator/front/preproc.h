@@ -20,6 +20,7 @@ struct pp_env {
 	const char *config_path; /* the kernel's .config, read at the first CONFIG_ test */
 	bool guru;               /* guru_mode */
 	const char *systemtap_v; /* --compatible=VERSION, else PP_SYSTEMTAP_VERSION */
+	bool check_version;      /* --check-version: warn at each systemtap_v test */
 	long long maxstringlen;  /* @MAXSTRINGLEN: -D MAXSTRINGLEN, the string size */
 	char **argv;             /* $1 ... $argc */
 	int argc;
