@@ -28,7 +28,7 @@ host_kernel_calls() {
 		while read -r _ pat; do
 			# shellcheck disable=SC2254
 			case $sym in $pat) listed=yes; break ;; esac
-		done < <(grep -E '^(hit|setup|data) ' "$srcdir/runtime/kernel-calls.txt")
+		done < <(grep -E '^(hit|setup|fatal|data) ' "$srcdir/runtime/kernel-calls.txt")
 		[ $listed = yes ] || missing+="$sym "
 	done
 	if [ -z "$missing" ]; then pass "$name"; else fail "$name" "not in runtime/kernel-calls.txt: $missing"; fi
