@@ -69,26 +69,34 @@ struct fold_ctx {
 	struct handler *h; /* NULL in a function */
 };
 
+/* What @defined(...) knows of its operand before types: false, true, or
+ * (an autocast member, whose base's type inference has yet to learn)
+ * later: types_check decides, then sema_fold_late folds. */
+struct defined_ctx {
+	struct fold_ctx *f;
+	bool ok, later;
+};
+
 static void target_defined(struct node *n, void *ctx)
 {
-	struct fold_ctx *f = ((void **)ctx)[0];
-	bool *ok = ((void **)ctx)[1];
-	if (!*ok)
+	struct defined_ctx *d = ctx;
+	struct fold_ctx *f = d->f;
+	if (!d->ok)
 		return;
 	if (n->kind == N_TARGET)
-		*ok = f->h && (target_is_special(f->s, f->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE) ||
-			       target_is_special(f->s, f->h, n, "verdict", PK_NETFILTER, PK_NETFILTER) ||
-			       target_resolve(f->s, f->h, n, false, true) != NULL);
+		d->ok = f->h && (target_is_special(f->s, f->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE) ||
+				 target_is_special(f->s, f->h, n, "verdict", PK_NETFILTER, PK_NETFILTER) ||
+				 target_resolve(f->s, f->h, n, false, true) != NULL);
 	else if (n->kind == N_ENTRY)
-		*ok = f->h && f->h->site && f->h->is_return;
+		d->ok = f->h && f->h->site && f->h->is_return;
 	else if (n->kind == N_ATVAR)
-		*ok = target_resolve_atvar(f->s, f->h, n, true) != NULL;
+		d->ok = target_resolve_atvar(f->s, f->h, n, true) != NULL;
 	else if (n->kind == N_CAST)
 		/* The type and its members: the address is never read here. */
-		*ok = target_resolve_cast(f->s, f->h, n, true) != NULL;
+		d->ok = target_resolve_cast(f->s, f->h, n, true) != NULL;
 	else if (n->kind == N_AUTOCAST)
-		*ok = false;
-	if (*ok && n->kind != N_TARGET)
+		d->later = true;
+	if (d->ok && n->kind != N_TARGET)
 		ast_for_children(n, target_defined, ctx);
 }
 
@@ -116,11 +124,18 @@ static void fold(struct node *n, void *ctx)
 	long long a, b;
 	switch (n->kind) {
 	case N_DEFINED: {
-		bool ok = true;
-		void *args[2] = { ctx, &ok };
-		target_defined(n->lhs, args);
+		/* Late (no ctx): what types_check decided; undecided is false. */
+		struct defined_ctx d = { ctx, true, false };
+		if (ctx)
+			target_defined(n->lhs, &d);
+		else
+			d.ok = n->num > 0;
+		if (d.ok && d.later) {
+			n->num = -1;
+			return;
+		}
 		n->kind = N_NUM;
-		n->num = ok;
+		n->num = d.ok;
 		n->lhs = NULL;
 		return;
 	}
@@ -157,19 +172,21 @@ static void fold(struct node *n, void *ctx)
 	}
 }
 
+/* Is c @defined(...), or built from it with '!', '&&' and '||'? */
+static bool built_from_defined(const struct node *c)
+{
+	while (c->kind == N_UNARY && c->op == OP_NOT)
+		c = c->lhs;
+	return c->kind == N_DEFINED ||
+	       (c->kind == N_BINARY && (c->op == OP_AND || c->op == OP_OR) &&
+		(built_from_defined(c->lhs) || built_from_defined(c->rhs)));
+}
+
 /* Only expressions that are exactly @defined (or built from them) fold:
  * other constant conditions keep their branches, which are still checked. */
 static void fold_defined(struct node *n, void *ctx)
 {
-	bool has = false;
-	if (n->kind == N_IF || n->kind == N_TERNARY) {
-		struct node *c = n->cond;
-		while (c->kind == N_UNARY && c->op == OP_NOT)
-			c = c->lhs;
-		has = c->kind == N_DEFINED ||
-		      (c->kind == N_BINARY && (c->op == OP_AND || c->op == OP_OR) &&
-		       (c->lhs->kind == N_DEFINED || c->rhs->kind == N_DEFINED));
-	}
+	bool has = (n->kind == N_IF || n->kind == N_TERNARY) && built_from_defined(n->cond);
 	if (has || n->kind == N_DEFINED) {
 		fold(n, ctx);
 		/* The kept branch may hold more. */
@@ -177,6 +194,14 @@ static void fold_defined(struct node *n, void *ctx)
 		return;
 	}
 	ast_for_children(n, fold_defined, ctx);
+}
+
+void sema_fold_late(struct session *s)
+{
+	for (size_t i = 0; i < s->prog.handlers.n; i++)
+		fold_defined(((struct handler *)s->prog.handlers.v[i])->body, NULL);
+	for (size_t i = 0; i < s->prog.all_functions.n; i++)
+		fold_defined(((struct symbol *)s->prog.all_functions.v[i])->decl->body, NULL);
 }
 
 /* -G NAME=VALUE: a global's initial value from the command line. */

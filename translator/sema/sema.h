@@ -35,6 +35,11 @@ int types_check(struct session *s);
 void counters_find(struct session *s);
 void callees_fold(struct session *s);
 
+/* After types_check has inferred what autocast bases point to: fold the
+ * @defined(...) of autocast members it decided (and the conditions they
+ * choose a branch of); undecided ones are false. */
+void sema_fold_late(struct session *s);
+
 /* Visible to a reference in file `file`: the global or function of that
  * name (and, for functions, that many arguments; -1: any). NULL if none. */
 struct symbol *sema_find_global(const struct session *s, const char *name, int file);

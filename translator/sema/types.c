@@ -1271,6 +1271,18 @@ static enum type check_expr(struct checker *c, struct node *n, enum type want)
 		break;
 	}
 	case N_DEFINED:
+		/* Left by elaboration for an autocast member (n->num -1): once
+		 * its base's type is learned, whether the member exists. */
+		if (n->num < 0 && n->lhs->kind == N_AUTOCAST) {
+			check_expr(c, n->lhs->lhs, T_UNKNOWN);
+			bool user;
+			struct ctype *pointee = autocast_of(c->s, n->lhs->lhs, &user);
+			if (pointee)
+				n->num = target_resolve_autocast(c->s, c->h, n->lhs, pointee, user,
+								 true) != NULL;
+		}
+		t = T_LONG;
+		break;
 	case N_PROBEWRITE:
 		/* Folded before this pass; left only where it means nothing. */
 		if (c->report)
@@ -1748,6 +1760,7 @@ int types_check(struct session *s)
 	infer(&c);
 	c.with_unused = true;
 	infer(&c);
+	sema_fold_late(s);
 	embedded_default_void(&prog->functions);
 	embedded_default_void(&prog->unused_functions);
 	c.report = true;
