@@ -48,6 +48,11 @@ host_systemtap_options() {
 		-e 'probe begin { %( systemtap_v >= "2.0" %? println(1) %: println(2) %) }' 2>&1) &&
 		grep -q ':1:18: warning: this code depends on the language version: systemtap_v is 1.5 here, so the condition is false \[preprocessor\]' \
 			<<<"$out" || bad+="--check-version: $out"$'\n'
+	# ... and at each tapset alias the script uses under an older --compatible.
+	out=$("$stap" -p2 -r "$release" --check-version --compatible=1.4 -W \
+		-e 'probe nd_syscall.accept { println(sockfd) }' 2>&1)
+	[ $? -eq 1 ] && grep -q ":1:7: error: 'nd_syscall.accept' comes from Tapline's tapsets, which are SystemTap [0-9.]*'s: what it sets under --compatible=1.4 may differ \[unsupported\]" \
+		<<<"$out" || bad+="--check-version, alias: $out"$'\n'
 	out=$(SYSTEMTAP_TAPSET=$work/own-tapsets "$stap" -p2 -r "$release" \
 		-e 'probe begin { ansi_clear_screen() }' 2>&1)
 	[ $? -eq 1 ] && grep -q "unknown function 'ansi_clear_screen'" <<<"$out" ||

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "front/diag.h"
+#include "front/preproc.h"
 #include "sema/probes.h"
 #include "sema/sema.h"
 
@@ -382,6 +383,23 @@ static bool synonym_under(const struct deriver *d, const struct node *a, const s
 	return false;
 }
 
+/* --check-version under an older --compatible: Tapline's tapsets are
+ * today's, so what an alias of theirs sets may differ from what that
+ * SystemTap's did (its own tapsets test systemtap_v). Once per alias. */
+static void check_version_of(struct deriver *d, const struct node *a, const struct node *pp)
+{
+	const struct session *s = d->s;
+	if (!s->check_version || !s->compatible || a->loc.file == s->prog.user_file ||
+	    pp->loc.file != s->prog.user_file || strverscmp(s->compatible, PP_SYSTEMTAP_VERSION) >= 0)
+		return;
+	char *name = alias_name(a);
+	diag_warning(pp->loc, D_UNSUPPORTED,
+		     "'%s' comes from Tapline's tapsets, which are SystemTap %s's: what it sets "
+		     "under --compatible=%s may differ",
+		     name, PP_SYSTEMTAP_VERSION, s->compatible);
+	free(name);
+}
+
 /*
  * The aliases point pp names: those whose whole name it matches; if none,
  * those whose name matches the longest start of it, with the rest as a
@@ -404,6 +422,7 @@ static int through_aliases(struct deriver *d, struct node *pp, bool optional, bo
 		*matched = true;
 		if (wild && synonym_under(d, a, pp))
 			continue;
+		check_version_of(d, a, pp);
 		total += through_alias(d, a, pp, used, optional || wild);
 	}
 	if (*matched && wild && !optional && !total && diag_errors() == before) {
@@ -425,6 +444,7 @@ static int through_aliases(struct deriver *d, struct node *pp, bool optional, bo
 		if (names_alias(pp, a, false) != longest)
 			continue;
 		*matched = true;
+		check_version_of(d, a, pp);
 		total += through_alias(d, a, pp, longest, optional);
 	}
 	return total;

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unused alias variables, elided. A probe alias sets every variable a
- * script might want (syscall.openat: the file name read from user memory,
- * the flags decoded, argstr formatted), and most scripts read one or two
- * of them: the rest would cost a string copy or a sprintf on every hit.
- * So in a handler derived through aliases, an assignment in an alias's
- * block to a local that nothing in the handler reads is dropped, when
- * what it assigns has no effect of its own (no output, no assignment to
- * anything else, no call that might have one). Dropping one may leave
- * another unread (argstr reads filename): repeated until nothing changes.
- * The script's own statements are never touched. As in SystemTap, an
- * elided read that would have faulted no longer ends the script.
+ * Code without effect, elided; two passes share what "without effect"
+ * means (pure(): no output, no assignment to anything else, no call that
+ * might have one).
+ *
+ * Unused alias variables: a probe alias sets every variable a script
+ * might want (syscall.openat: the file name read from user memory, the
+ * flags decoded, argstr formatted), and most scripts read one or two of
+ * them: the rest would cost a string copy or a sprintf on every hit. So
+ * in a handler derived through aliases, an assignment in an alias's block
+ * to a local that nothing in the handler reads is dropped when what it
+ * assigns has no effect of its own. Dropping one may leave another unread
+ * (argstr reads filename): repeated until nothing changes.
+ *
+ * Dead code (elide_dead_code, below): the script's own statements too.
+ * As in SystemTap, an elided read that would have faulted no longer ends
+ * the script.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +92,6 @@ static bool pure(struct elider *e, struct node *n, struct symbol *f)
 	case N_NEXT:
 	case N_EMBEDDED:
 		return false;
-
 	case N_FOREACH:
 		if (!f)
 			return false;

@@ -381,21 +381,14 @@ static struct target_access failed_access;
 static struct target_access procfs_value = { .result = TA_PROCFS, .text = "$value" };
 static struct target_access nf_verdict = { .result = TA_NF_VERDICT, .text = "$verdict" };
 
-/* Is n $NAME in a handler whose probes are all of kinds a or b? */
-static bool is_special_target(struct checker *c, const struct node *n, const char *name,
-			      enum probe_kind a, enum probe_kind b)
-{
-	return target_is_special(c->s, c->h, n, name, a, b);
-}
-
 static bool is_procfs_value(struct checker *c, const struct node *n)
 {
-	return is_special_target(c, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE);
+	return target_is_special(c->s, c->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE);
 }
 
 static bool is_nf_verdict(struct checker *c, const struct node *n)
 {
-	return is_special_target(c, n, "verdict", PK_NETFILTER, PK_NETFILTER);
+	return target_is_special(c->s, c->h, n, "verdict", PK_NETFILTER, PK_NETFILTER);
 }
 
 static enum type access_type(const struct target_access *a)
@@ -830,7 +823,8 @@ static enum type check_target_assign(struct checker *c, struct node *n)
 	/* A procfs read probe's $value is the script's to write: the file's
 	 * text. A write probe's is what was written, the script's to read. */
 	if (is_procfs_value(c, t)) {
-		if (is_special_target(c, t, "value", PK_PROCFS_WRITE, PK_PROCFS_WRITE) && c->report)
+		if (target_is_special(c->s, c->h, t, "value", PK_PROCFS_WRITE, PK_PROCFS_WRITE) &&
+		    c->report)
 			diag_error(t->loc, D_NOT_ASSIGNABLE, "a procfs write probe's $value is what "
 				   "was written: it can be read, not set");
 		else if (n->op != OP_ASSIGN && n->op != OP_CONCAT && c->report)
