@@ -93,8 +93,12 @@ static bool pure(struct elider *e, struct node *n, struct symbol *f)
 	case N_EMBEDDED:
 		return false;
 	case N_FOREACH:
-		if (!f)
+		/* In a function, iterating into its own locals only. */
+		if (!f || (n->then && !is_local(e, n->then, f)))
 			return false;
+		for (const struct node *k = n->list; k; k = k->next)
+			if (k->kind == N_VAR && !is_local(e, k, f))
+				return false;
 		break;
 	default:
 		break;
@@ -283,6 +287,17 @@ static void note_arrays(struct node *n, void *ctx)
 	ast_for_children(n, note_arrays, d);
 }
 
+/* Does foreach n leave a key or the value in a global? */
+static bool sets_global(struct dead_ctx *d, const struct node *n)
+{
+	if (n->then && sema_find_global(d->e.s, n->then->name, n->then->loc.file))
+		return true;
+	for (const struct node *k = n->list; k; k = k->next)
+		if (k->kind == N_VAR && sema_find_global(d->e.s, k->name, k->loc.file))
+			return true;
+	return false;
+}
+
 static void drop_stmt(struct dead_ctx *d, struct node *n)
 {
 	note_arrays(n, d);
@@ -343,7 +358,7 @@ static bool dead_drop(struct dead_ctx *d, struct node *n)
 		changed |= dead_drop(d, n->body);
 		if (is_empty(n->body) && no_effect(d, n->init ? n->init->lhs : NULL) &&
 		    no_effect(d, n->cond) && no_effect(d, n->step) &&
-		    (n->kind != N_FOREACH || no_effect(d, n->lhs))) {
+		    (n->kind != N_FOREACH || (no_effect(d, n->lhs) && !sets_global(d, n)))) {
 			drop_stmt(d, n);
 			return true;
 		}
