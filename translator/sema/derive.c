@@ -385,7 +385,8 @@ static bool synonym_under(const struct deriver *d, const struct node *a, const s
 
 /* --check-version under an older --compatible: Tapline's tapsets are
  * today's, so what an alias of theirs sets may differ from what that
- * SystemTap's did (its own tapsets test systemtap_v). Once per alias. */
+ * SystemTap's did (its own tapsets test systemtap_v). Once per place the
+ * script names it (diag drops the same warning at the same place). */
 static void check_version_of(struct deriver *d, const struct node *a, const struct node *pp)
 {
 	const struct session *s = d->s;

@@ -84,8 +84,8 @@ static void target_defined(struct node *n, void *ctx)
 	if (!d->ok)
 		return;
 	if (n->kind == N_TARGET)
-		d->ok = f->h && (target_is_special(f->s, f->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE) ||
-				 target_is_special(f->s, f->h, n, "verdict", PK_NETFILTER, PK_NETFILTER) ||
+		d->ok = f->h && (target_is_procfs_value(f->s, f->h, n) ||
+				 target_is_nf_verdict(f->s, f->h, n) ||
 				 target_resolve(f->s, f->h, n, false, true) != NULL);
 	else if (n->kind == N_ENTRY)
 		d->ok = f->h && f->h->site && f->h->is_return;

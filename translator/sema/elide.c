@@ -242,7 +242,7 @@ static void make_empty(struct node *n)
 struct dead_ctx {
 	struct elider e;
 	int user_file;     /* warn about the script's own code only */
-	bool stripped;     /* a store in the statement at hand was */
+	bool stripped;     /* strip_stores took one */
 };
 
 /* Every store to a local nothing reads, in n (a statement or expression),
@@ -262,6 +262,16 @@ static void strip_stores(struct node *n, void *ctx)
 		d->stripped = true;
 	}
 	ast_for_children(n, strip_stores, d);
+}
+
+/* strip_stores on n (may be NULL): did it take any? */
+static bool strip(struct dead_ctx *d, struct node *n)
+{
+	if (!n)
+		return false;
+	d->stripped = false;
+	strip_stores(n, d);
+	return d->stripped;
 }
 
 /* Does expression n only give a value? Setting a local is an effect
@@ -311,9 +321,7 @@ static bool dead_drop(struct dead_ctx *d, struct node *n)
 		return false;
 	switch (n->kind) {
 	case N_EXPR_STMT:
-		d->stripped = false;
-		strip_stores(n->lhs, d);
-		changed = d->stripped;
+		changed = strip(d, n->lhs);
 		if (no_effect(d, n->lhs)) {
 			/* Its store was reported: the rest goes with it. */
 			if (!changed && n->loc.file == d->user_file) {
@@ -331,9 +339,7 @@ static bool dead_drop(struct dead_ctx *d, struct node *n)
 			changed |= dead_drop(d, c);
 		return changed;
 	case N_IF:
-		d->stripped = false;
-		strip_stores(n->cond, d);
-		changed = d->stripped;
+		changed = strip(d, n->cond);
 		changed |= dead_drop(d, n->then);
 		changed |= dead_drop(d, n->els);
 		if (is_empty(n->then) && is_empty(n->els) && no_effect(d, n->cond)) {
@@ -347,14 +353,9 @@ static bool dead_drop(struct dead_ctx *d, struct node *n)
 	case N_WHILE:
 	case N_FOR:
 	case N_FOREACH:
-		d->stripped = false;
-		if (n->init)
-			strip_stores(n->init->lhs, d);
-		if (n->cond)
-			strip_stores(n->cond, d);
-		if (n->step)
-			strip_stores(n->step, d);
-		changed = d->stripped;
+		changed = strip(d, n->init ? n->init->lhs : NULL);
+		changed |= strip(d, n->cond);
+		changed |= strip(d, n->step);
 		changed |= dead_drop(d, n->body);
 		if (is_empty(n->body) && no_effect(d, n->init ? n->init->lhs : NULL) &&
 		    no_effect(d, n->cond) && no_effect(d, n->step) &&
@@ -364,11 +365,7 @@ static bool dead_drop(struct dead_ctx *d, struct node *n)
 		}
 		return changed;
 	case N_RETURN:
-		if (!n->lhs)
-			return false;
-		d->stripped = false;
-		strip_stores(n->lhs, d);
-		return d->stripped;
+		return strip(d, n->lhs);
 	default:
 		return false;
 	}

@@ -99,6 +99,9 @@ bool sema_uses_register_builtins(struct node *n);
  * not the probed code's)? */
 bool target_is_special(const struct session *s, const struct handler *h, const struct node *n,
 		       const char *name, enum probe_kind a, enum probe_kind b);
+/* The two there are: a procfs probe's $value, a netfilter probe's $verdict. */
+bool target_is_procfs_value(const struct session *s, const struct handler *h, const struct node *n);
+bool target_is_nf_verdict(const struct session *s, const struct handler *h, const struct node *n);
 /* targets.c: the plan for target expression n (N_TARGET) in handler h, or
  * NULL after an error (none reported when quiet: @defined asks that way).
  * at_entry: inside @entry(...) of a .return probe. */

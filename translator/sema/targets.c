@@ -543,6 +543,16 @@ bool target_is_special(const struct session *s, const struct handler *h, const s
 	return any;
 }
 
+bool target_is_procfs_value(const struct session *s, const struct handler *h, const struct node *n)
+{
+	return target_is_special(s, h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE);
+}
+
+bool target_is_nf_verdict(const struct session *s, const struct handler *h, const struct node *n)
+{
+	return target_is_special(s, h, n, "verdict", PK_NETFILTER, PK_NETFILTER);
+}
+
 struct target_access *target_resolve(struct session *s, struct handler *h, struct node *n,
 				     bool at_entry, bool quiet)
 {

@@ -381,16 +381,6 @@ static struct target_access failed_access;
 static struct target_access procfs_value = { .result = TA_PROCFS, .text = "$value" };
 static struct target_access nf_verdict = { .result = TA_NF_VERDICT, .text = "$verdict" };
 
-static bool is_procfs_value(struct checker *c, const struct node *n)
-{
-	return target_is_special(c->s, c->h, n, "value", PK_PROCFS_READ, PK_PROCFS_WRITE);
-}
-
-static bool is_nf_verdict(struct checker *c, const struct node *n)
-{
-	return target_is_special(c->s, c->h, n, "verdict", PK_NETFILTER, PK_NETFILTER);
-}
-
 static enum type access_type(const struct target_access *a)
 {
 	switch (a->result) {
@@ -420,11 +410,11 @@ static enum type check_target(struct checker *c, struct node *n)
 				   "'$%s' can only be used in a probe body", n->name);
 		return T_LONG;
 	}
-	if (is_procfs_value(c, n)) {
+	if (target_is_procfs_value(c->s, c->h, n)) {
 		n->access = &procfs_value;
 		return T_STRING;
 	}
-	if (is_nf_verdict(c, n)) {
+	if (target_is_nf_verdict(c->s, c->h, n)) {
 		n->access = &nf_verdict;
 		return T_LONG;
 	}
@@ -822,7 +812,7 @@ static enum type check_target_assign(struct checker *c, struct node *n)
 	struct node *t = n->lhs;
 	/* A procfs read probe's $value is the script's to write: the file's
 	 * text. A write probe's is what was written, the script's to read. */
-	if (is_procfs_value(c, t)) {
+	if (target_is_procfs_value(c->s, c->h, t)) {
 		if (target_is_special(c->s, c->h, t, "value", PK_PROCFS_WRITE, PK_PROCFS_WRITE) &&
 		    c->report)
 			diag_error(t->loc, D_NOT_ASSIGNABLE, "a procfs write probe's $value is what "
@@ -858,7 +848,7 @@ static enum type check_target_assign(struct checker *c, struct node *n)
 		return T_LONG;
 	}
 	/* A netfilter probe's $verdict: the packet's fate. */
-	if (is_nf_verdict(c, t)) {
+	if (target_is_nf_verdict(c->s, c->h, t)) {
 		t->access = &nf_verdict;
 		free(text);
 		check_operand(c, n->rhs, T_LONG, "an assignment to $verdict");
